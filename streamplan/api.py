@@ -1,0 +1,190 @@
+"""The Python API: a table environment that runs scripts, compiles, explains and executes plans.
+
+    env = TableEnvironment()
+    env.execute_sql(open("job.sql").read())          # CREATE TABLE / SET / COMPILE PLAN ...
+    plan = env.compile_sql("INSERT INTO snk SELECT ...")
+    result = env.execute_plan(plan, checkpoint="ckpt", output="out")
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional, Union
+
+from .changelog import RowKind, mode_names
+from .errors import PlanningError, StreamPlanError
+from .options import Configuration
+from .plan import CompiledPlan, load_plan
+from .planner.planner import PlanBuilder, check_changelog
+from .planner.type_resolver import SparkTypeResolver
+from .runtime.executor import FeedRow, PlanExecutor, RunResult, one_row_per_step
+from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, SetOption,
+                      StatementSet)
+from .sql.parser import parse_script
+from .types import RowType
+
+RowsInput = Iterable[Union[list, tuple, dict]]
+
+
+@dataclass
+class StatementResult:
+    kind: str                         # created | set | compiled | executed | explained | skipped
+    detail: str = ""
+    plan: Optional[CompiledPlan] = None
+    run: Optional[RunResult] = None
+
+
+@dataclass
+class TableEnvironment:
+    spark: Any = None
+    config: Configuration = field(default_factory=Configuration)
+    catalog: dict[str, CreateTable] = field(default_factory=dict)
+    checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
+    output_dir: Optional[Path] = None         # where sinks record their changelog
+    base_dir: Path = field(default_factory=Path.cwd)   # resolves relative plan and data paths
+
+    def session(self):
+        if self.spark is None:
+            from .runtime.session import spark_session
+
+            self.spark = spark_session()
+        return self.spark
+
+    # --- scripts ------------------------------------------------------------------------------
+    def execute_sql(self, script: str, source: str = "<script>") -> list[StatementResult]:
+        return [self._run_statement(statement) for statement in parse_script(script, source)]
+
+    def _run_statement(self, statement) -> StatementResult:
+        if isinstance(statement, CreateTable):
+            if statement.name in self.catalog:
+                raise PlanningError(f"{statement.position}: table '{statement.name}' already exists")
+            self.catalog[statement.name] = statement
+            return StatementResult("created", statement.name)
+        if isinstance(statement, SetOption):
+            self.config.set(statement.key, statement.value)
+            return StatementResult("set", statement.key)
+        if isinstance(statement, (Insert, StatementSet)):
+            plan = self.compile_plan(statement)
+            return StatementResult("executed", plan=plan, run=self.execute_plan(plan))
+        if isinstance(statement, CompilePlan):
+            return self._compile_to_file(statement)
+        if isinstance(statement, ExecutePlan):
+            plan = load_plan(self._path(statement.path))
+            return StatementResult("executed", statement.path, plan, self.execute_plan(plan))
+        if isinstance(statement, ExplainPlan):
+            plan = load_plan(self._path(statement.path))
+            return StatementResult("explained", explain_plan(plan), plan)
+        raise StreamPlanError(f"cannot run statement {type(statement).__name__}")
+
+    def _compile_to_file(self, statement: CompilePlan) -> StatementResult:
+        target = self._path(statement.path)
+        if target.exists():
+            if statement.if_not_exists:
+                return StatementResult("skipped", f"{target} exists (IF NOT EXISTS)")
+            raise PlanningError(f"{statement.position}: plan file {target} already exists; delete it "
+                                f"or write COMPILE PLAN '...' IF NOT EXISTS FOR ...")
+        plan = self.compile_plan(statement.target)
+        plan.write(target)
+        return StatementResult("compiled", str(target), plan)
+
+    def _path(self, path: str) -> Path:
+        candidate = Path(path.removeprefix("file://"))
+        return candidate if candidate.is_absolute() else self.base_dir / candidate
+
+    # --- plans --------------------------------------------------------------------------------
+    def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
+        inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
+        builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()))
+        return builder.plan(inserts)
+
+    def compile_sql(self, sql: str, source: str = "<script>") -> CompiledPlan:
+        """Compile the one INSERT or statement set in `sql` (other statements run first)."""
+        targets = []
+        for statement in parse_script(sql, source):
+            if isinstance(statement, (Insert, StatementSet)):
+                targets.append(statement)
+            else:
+                self._run_statement(statement)
+        if len(targets) != 1:
+            raise PlanningError(f"{source}: expected exactly one INSERT or statement set to "
+                                f"compile, found {len(targets)}")
+        return self.compile_plan(targets[0])
+
+    def execute_plan(self, plan: CompiledPlan, checkpoint: Optional[Path] = None,
+                     output: Optional[Path] = None,
+                     data: Optional[dict[str, list[list[FeedRow]]]] = None,
+                     end_of_input: bool = True) -> RunResult:
+        """Run a plan; table data comes from `data` (steps) or each table's 'path' option."""
+        check_changelog(plan)
+        checkpoint = Path(checkpoint or self.checkpoint_dir or tempfile.mkdtemp(prefix="ckpt-"))
+        output = Path(output or self.output_dir or tempfile.mkdtemp(prefix="out-"))
+        feeds = dict(data or {})
+        for node in plan.nodes:
+            table = getattr(node, "table", None)
+            if table is not None and node.type.startswith("stream-exec-table-source-scan") \
+                    and table.identifier not in feeds and "path" in table.options:
+                rows = read_rows_file(self._path(table.options["path"]), node.row_type)
+                feeds[table.identifier] = one_row_per_step(rows, end_of_input)
+        return PlanExecutor(plan, self.session(), self.config).run(checkpoint, output, feeds)
+
+
+def normalize_rows(rows: RowsInput, row_type: RowType, where: str) -> list[FeedRow]:
+    """Rows as [values...] (inserts) or {"kind": "+U", "values": [...]}, checked against the schema."""
+    from .runtime.rows import to_python
+
+    result: list[FeedRow] = []
+    for index, row in enumerate(rows):
+        kind, values = RowKind.INSERT, row
+        if isinstance(row, dict):
+            try:
+                kind, values = RowKind.from_short(row.get("kind", "+I")), row["values"]
+            except (KeyError, ValueError) as err:
+                raise PlanningError(f"{where}: row {index}: {err}") from None
+        if len(values) != len(row_type.fields):
+            raise PlanningError(f"{where}: row {index} has {len(values)} values, the table has "
+                                f"{len(row_type.fields)} columns ({', '.join(row_type.names)})")
+        try:
+            typed = tuple(to_python(v, f.type) for v, f in zip(values, row_type.fields))
+        except ValueError as err:
+            raise PlanningError(f"{where}: row {index}: {err}") from None
+        result.append((kind, typed))
+    return result
+
+
+def read_rows_file(path: Path, row_type: RowType) -> list[FeedRow]:
+    try:
+        rows = json.loads(path.read_text())
+    except OSError as err:
+        raise PlanningError(f"{path}: cannot read table data: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise PlanningError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    if not isinstance(rows, list):
+        raise PlanningError(f"{path}: table data is a JSON list of rows")
+    return normalize_rows(rows, row_type, str(path))
+
+
+_SHORT_MODE = {"INSERT": "I", "UPDATE_BEFORE": "UB", "UPDATE_AFTER": "UA", "DELETE": "D"}
+
+
+def explain_plan(plan: CompiledPlan) -> str:
+    """A readable tree of the plan, sinks first, as Flink's EXPLAIN prints it."""
+    modes = check_changelog(plan)
+    lines = [f"== Compiled plan (engine {plan.engine_version}, Spark {plan.spark_version}) =="]
+
+    def walk(node, prefix: str, child_prefix: str) -> None:
+        extras = [f"#{node.id} {node.type}",
+                  "changelog=" + ",".join(_SHORT_MODE[kind] for kind in mode_names(modes[node.id]))]
+        if node.configuration:
+            extras.append(", ".join(f"{k}={v}" for k, v in node.configuration.items()))
+        lines.append(f"{prefix}{node.description} [{'; '.join(extras)}]")
+        inputs = plan.inputs_of(node)
+        for index, child in enumerate(inputs):
+            last = index == len(inputs) - 1
+            walk(child, child_prefix + ("+- " if last else ":- "),
+                 child_prefix + ("   " if last else ":  "))
+
+    for sink in plan.sinks:
+        walk(sink, "", "")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""`streamplan` command line: compile, explain, execute, run."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from .errors import StreamPlanError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Flink-style streaming SQL compiled to versioned exec-node plans on Spark.")
+console = Console()
+errors = Console(stderr=True)
+
+
+def _env(master: Optional[str], base: Path):
+    from .api import TableEnvironment
+    from .runtime.session import spark_session
+
+    env = TableEnvironment(base_dir=base)
+    if master:
+        env.spark = spark_session(master=master)
+    return env
+
+
+def _fail(err: StreamPlanError) -> None:
+    errors.print(f"[bold red]error:[/] {err}", markup=True, highlight=False)
+    raise typer.Exit(code=1)
+
+
+@app.command()
+def compile(script: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                          help="SQL script: CREATE TABLEs, SETs and one INSERT"),
+            output: Path = typer.Option(..., "-o", "--output", help="plan file to write"),
+            master: Optional[str] = typer.Option(None, help="Spark master URL (default local[2])")):
+    """Compile SCRIPT's INSERT (or statement set) into a JSON plan."""
+    try:
+        plan = _env(master, script.parent).compile_sql(script.read_text(), str(script))
+        plan.write(output)
+    except StreamPlanError as err:
+        _fail(err)
+    console.print(f"wrote {output} ({len(plan.nodes)} nodes)")
+
+
+@app.command()
+def explain(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False)):
+    """Validate a plan and print its node tree (no Spark needed)."""
+    from .api import explain_plan
+    from .plan import load_plan
+
+    try:
+        console.print(explain_plan(load_plan(plan_file)), highlight=False, markup=False)
+    except StreamPlanError as err:
+        _fail(err)
+
+
+def _print_run(result) -> None:
+    for name, sink in result.sinks.items():
+        console.print(f"[bold]{name}[/]: {len(sink.rows)} changelog row(s)")
+        for text in sink.texts:
+            console.print(f"  {text}", highlight=False, markup=False)
+
+
+@app.command()
+def execute(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False),
+            checkpoint: Path = typer.Option(..., help="checkpoint directory (created or resumed)"),
+            output: Optional[Path] = typer.Option(None, help="where sinks record their changelog "
+                                                             "(default: CHECKPOINT/../output)"),
+            end_of_input: bool = typer.Option(True, help="advance event time to the end after "
+                                                         "the data, flushing timers"),
+            master: Optional[str] = typer.Option(None, help="Spark master URL")):
+    """Execute a compiled plan (never re-plans SQL); tables read their 'path' data files."""
+    from .plan import load_plan
+
+    try:
+        plan = load_plan(plan_file)
+        env = _env(master, plan_file.parent)
+        result = env.execute_plan(plan, checkpoint, output or checkpoint.parent / "output",
+                                  end_of_input=end_of_input)
+    except StreamPlanError as err:
+        _fail(err)
+    _print_run(result)
+
+
+@app.command()
+def run(script: Path = typer.Argument(..., exists=True, dir_okay=False),
+        checkpoint: Optional[Path] = typer.Option(None, help="checkpoint directory for INSERTs"),
+        output: Optional[Path] = typer.Option(None, help="sink output directory"),
+        master: Optional[str] = typer.Option(None, help="Spark master URL")):
+    """Run every statement of a script (SET, CREATE TABLE, INSERT, COMPILE/EXECUTE/EXPLAIN PLAN)."""
+    try:
+        env = _env(master, script.parent)
+        env.checkpoint_dir, env.output_dir = checkpoint, output
+        for result in env.execute_sql(script.read_text(), str(script)):
+            if result.kind == "explained":
+                console.print(result.detail, highlight=False, markup=False)
+            elif result.run is not None:
+                _print_run(result.run)
+            elif result.kind in ("compiled", "skipped"):
+                console.print(f"{result.kind}: {result.detail}")
+    except StreamPlanError as err:
+        _fail(err)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

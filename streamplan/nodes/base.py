@@ -1,0 +1,104 @@
+"""The exec-node base: plan JSON shape shared by all nodes, and the translation contract."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from ..changelog import RowKind
+from ..options import Configuration
+from ..types import RowType, parse_row_type
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+    from .metadata import ExecNodeMetadata
+
+
+class PlanModel(BaseModel):
+    """Plan JSON objects: camelCase keys, unknown keys rejected, immutable."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, alias_generator=to_camel,
+                              frozen=True)
+
+
+class InputProperty(PlanModel):
+    required_distribution: dict[str, Any] = {"type": "UNKNOWN"}
+    dam_behavior: str = "PIPELINED"
+    priority: int = 0
+
+
+class StateMetadata(PlanModel):
+    """FLIP-292 per-input state entry: editable TTL in the plan."""
+
+    index: int
+    ttl: str
+    name: str
+
+
+_HEAD = ("id", "type", "configuration")
+_TAIL = ("inputProperties", "outputType", "description", "state")
+
+
+class ExecNode(PlanModel):
+    """One node of the compiled plan. Subclasses add their specs as fields.
+
+    Field order in the JSON is fixed (head, specs, tail) so plans are byte-stable.
+    """
+
+    arity: ClassVar[int] = 1       # number of inputs
+
+    id: int
+    type: str
+    configuration: dict[str, str] = {}
+    input_properties: list[InputProperty] = []
+    output_type: str
+    description: str
+    state: Optional[list[StateMetadata]] = None
+
+    @property
+    def row_type(self) -> RowType:
+        return parse_row_type(self.output_type)
+
+    @property
+    def version(self) -> int:
+        return int(self.type.rpartition("_")[2])
+
+    def to_json(self) -> dict[str, Any]:
+        raw = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        head = {key: raw.pop(key) for key in _HEAD}
+        tail = {key: raw.pop(key) for key in _TAIL if key in raw}
+        return {**head, **raw, **tail}
+
+    # --- planning contract -------------------------------------------------------------
+    def output_changelog(self, inputs: list[frozenset[RowKind]]) -> frozenset[RowKind]:
+        """Row kinds this node emits given what its inputs emit (default: pass through)."""
+        return inputs[0] if inputs else frozenset({RowKind.INSERT})
+
+    def check_input_changelog(self, inputs: list[frozenset[RowKind]],
+                              producers: list["ExecNode"]) -> None:
+        """Raise ChangelogModeError when an input carries kinds this node cannot consume."""
+
+    # --- runtime contract --------------------------------------------------------------
+    def translate(self, ctx: "TranslateContext", inputs: list["DataFrame"]) -> "DataFrame":
+        raise NotImplementedError(f"{type(self).__name__} cannot be translated")
+
+
+@dataclass
+class TranslateContext:
+    """What translation needs besides the node: Spark, the effective config, bindings."""
+
+    spark: "SparkSession"
+    config: Configuration
+    feeds: dict[str, str] = field(default_factory=dict)          # table name -> feed file
+    keep_end_of_input: set[int] = field(default_factory=set)     # scan ids feeding a watermark
+    plan: Any = None                                             # the CompiledPlan
+
+    def input_types(self, node: ExecNode) -> list[RowType]:
+        return [producer.row_type for producer in self.plan.inputs_of(node)]
+
+    def node_config(self, node: ExecNode) -> Configuration:
+        """The persisted node configuration wins over the session configuration."""
+        return self.config.overlay(node.configuration)

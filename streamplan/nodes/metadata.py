@@ -1,0 +1,151 @@
+"""Exec-node version annotations and the registry that checks them.
+
+`@exec_node(...)` is repeatable: one class may serve several versions of one node name.
+The registry enforces the rules at import time and `harness audit` re-checks them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import PlanFormatError, PlanVersionError, RegistryError
+from ..options import option_exists
+from ..version import ENGINE_VERSION, parse_version
+
+
+@dataclass(frozen=True)
+class ExecNodeMetadata:
+    name: str
+    version: int
+    min_plan_version: str
+    min_state_version: str
+    consumed_options: tuple[str, ...] = ()
+    produced_operators: tuple[str, ...] = ()
+
+    @property
+    def type_id(self) -> str:
+        return f"{self.name}_{self.version}"
+
+
+def exec_node(*, name: str, version: int, min_plan_version: str, min_state_version: str,
+              consumed_options: tuple[str, ...] = (), produced_operators: tuple[str, ...] = ()):
+    """Annotate an ExecNode class with one version; stack it for several versions."""
+    meta = ExecNodeMetadata(name, version, min_plan_version, min_state_version,
+                            tuple(consumed_options), tuple(produced_operators))
+
+    def decorate(cls):
+        own = list(cls.__dict__.get("_exec_node_metadata", ()))
+        cls._exec_node_metadata = (meta, *own)
+        return cls
+
+    return decorate
+
+
+# Node names Flink has that this engine knows it does not support yet: the planner names
+# them in its errors, and the registry accepts them as "explicitly unsupported".
+UNSUPPORTED_NODES: dict[str, str] = {
+    "stream-exec-join": "regular (non-interval) joins",
+    "stream-exec-group-aggregate": "GROUP BY aggregation",
+    "stream-exec-deduplicate": "deduplication (ROW_NUMBER ... = 1)",
+    "stream-exec-rank": "rank / top-N (ROW_NUMBER, RANK)",
+    "stream-exec-changelog-normalize": "changelog normalization of upsert sources",
+    "stream-exec-sink-upsert-materializer": "sink upsert materialization",
+    "stream-exec-window-aggregate": "window aggregation (TUMBLE/HOP/CUMULATE)",
+    "stream-exec-over-aggregate": "OVER aggregation",
+}
+
+
+@dataclass
+class Registry:
+    by_type: dict[str, tuple[type, ExecNodeMetadata]] = field(default_factory=dict)
+    classes: list[type] = field(default_factory=list)
+
+    def register(self, cls: type) -> type:
+        """Check one annotated class and add all its versions."""
+        metas = cls.__dict__.get("_exec_node_metadata", ())
+        if not metas:
+            raise RegistryError(
+                f"{cls.__module__}.{cls.__name__} has no @exec_node annotation; annotate it "
+                f"or list its node name in UNSUPPORTED_NODES")
+        names = {meta.name for meta in metas}
+        if len(names) != 1:
+            raise RegistryError(f"{cls.__name__} is annotated with several node names: {sorted(names)}")
+        for meta in metas:
+            self._check(cls, meta)
+            self.by_type[meta.type_id] = (cls, meta)
+        self.classes.append(cls)
+        return cls
+
+    def _check(self, cls: type, meta: ExecNodeMetadata) -> None:
+        if meta.type_id in self.by_type:
+            other = self.by_type[meta.type_id][0].__name__
+            raise RegistryError(f"{cls.__name__}: node type '{meta.type_id}' is already registered by {other}")
+        if meta.name in UNSUPPORTED_NODES:
+            raise RegistryError(f"{cls.__name__}: '{meta.name}' is both registered and listed as unsupported")
+        if meta.version < 1:
+            raise RegistryError(f"{cls.__name__}: version must be >= 1, got {meta.version}")
+        for key in meta.consumed_options:
+            if not option_exists(key):
+                raise RegistryError(
+                    f"{cls.__name__} ({meta.type_id}) consumes option '{key}', which is not in the "
+                    f"options registry (by key or fallback key); add it to streamplan/options.py or "
+                    f"remove it from consumed_options")
+        for label, value in (("min_plan_version", meta.min_plan_version),
+                             ("min_state_version", meta.min_state_version)):
+            try:
+                too_new = parse_version(value) > parse_version(ENGINE_VERSION)
+            except ValueError:
+                raise RegistryError(f"{cls.__name__}: {label} '{value}' is not a version like '0.1'") from None
+            if too_new:
+                raise RegistryError(f"{cls.__name__} ({meta.type_id}): {label} {value} is above the "
+                                    f"engine version {ENGINE_VERSION}")
+
+    def resolve(self, type_id: str, where: str = "") -> tuple[type, ExecNodeMetadata]:
+        """The class and annotation for a plan node type; errors say what exists instead."""
+        if type_id in self.by_type:
+            return self.by_type[type_id]
+        name, _, version = type_id.rpartition("_")
+        prefix = f"{where}: " if where else ""
+        known = sorted(meta.version for (_, meta) in self.by_type.values() if meta.name == name)
+        if known:
+            raise PlanVersionError(
+                f"{prefix}node type '{type_id}': version {version} of '{name}' is not supported by "
+                f"engine {ENGINE_VERSION} (supported versions: {', '.join(map(str, known))}). "
+                f"Recompile the plan from its SQL with this engine, or restore with an engine "
+                f"release that still has that version.")
+        if name in UNSUPPORTED_NODES:
+            raise PlanFormatError(f"{prefix}node type '{type_id}' ({UNSUPPORTED_NODES[name]}) is not "
+                                  f"supported by this engine")
+        raise PlanFormatError(f"{prefix}unknown node type '{type_id}'; known types: "
+                              f"{', '.join(sorted(self.by_type))}")
+
+    def latest(self, name: str) -> ExecNodeMetadata:
+        versions = [meta for (_, meta) in self.by_type.values() if meta.name == name]
+        if not versions:
+            raise RegistryError(f"no registered exec node named '{name}'")
+        return max(versions, key=lambda meta: meta.version)
+
+    def all_metadata(self) -> list[ExecNodeMetadata]:
+        return sorted((meta for (_, meta) in self.by_type.values()), key=lambda m: (m.name, m.version))
+
+
+REGISTRY = Registry()
+
+
+def check_plan_version(meta: ExecNodeMetadata, plan_engine_version: str, where: str) -> None:
+    """A plan compiled by an engine older than min_plan_version cannot be restored."""
+    if parse_version(plan_engine_version) < parse_version(meta.min_plan_version):
+        raise PlanVersionError(
+            f"{where}: node type '{meta.type_id}' needs a plan compiled by engine >= "
+            f"{meta.min_plan_version} (min_plan_version), but the plan was compiled by engine "
+            f"{plan_engine_version}. Migrate: recompile the plan from its SQL (COMPILE PLAN) with this "
+            f"engine and start from a fresh checkpoint, or restore with engine {plan_engine_version}.")
+
+
+def check_state_version(meta: ExecNodeMetadata, state_engine_version: str, where: str) -> None:
+    """A checkpoint written by an engine older than min_state_version cannot be restored."""
+    if parse_version(state_engine_version) < parse_version(meta.min_state_version):
+        raise PlanVersionError(
+            f"{where}: node type '{meta.type_id}' restores state written by engine >= "
+            f"{meta.min_state_version} (min_state_version), but the checkpoint was written by engine "
+            f"{state_engine_version}. Migrate: drain the query on engine {state_engine_version} and "
+            f"start this plan from a fresh checkpoint.")

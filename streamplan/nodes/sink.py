@@ -1,0 +1,55 @@
+"""Table sink: checks the changelog it receives and enforces NOT NULL columns."""
+from __future__ import annotations
+
+from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind, mode_names
+from ..errors import ChangelogModeError
+from ..options import SINK_NOT_NULL_ENFORCER
+from .base import ExecNode
+from .common import TableSpec
+from .metadata import exec_node
+
+
+def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
+    """Flink's values sink: insert-only unless 'sink-insert-only' = 'false'."""
+    return INSERT_ONLY if options.get("sink-insert-only", "true").lower() == "true" else ALL_KINDS
+
+
+@exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(SINK_NOT_NULL_ENFORCER.key,), produced_operators=("changelog-sink",))
+class StreamExecSink(ExecNode):
+    table: TableSpec
+    input_changelog_mode: list[str]
+
+    def check_input_changelog(self, inputs, producers) -> None:
+        accepted = sink_accepts(self.table.options)
+        extra = inputs[0] - accepted
+        if extra:
+            culprit = producers[0]
+            because = getattr(culprit, "changelog_reason", lambda: "")()
+            raise ChangelogModeError(
+                f"Table sink '{self.table.identifier}' doesn't support consuming update and delete "
+                f"changes ({', '.join(mode_names(frozenset(extra)))}) which are produced by node "
+                f"{culprit.id} '{culprit.type}' ({culprit.description}).{because} Declare the sink "
+                f"with 'sink-insert-only' = 'false' to accept a changelog.")
+
+    def translate(self, ctx, inputs):
+        from pyspark.sql import functions as F
+
+        # The query's columns map to the sink's by position, as in Flink.
+        payload = [name for name in inputs[0].columns if name != OP_COLUMN]
+        frame = inputs[0].select(*[F.col(f"`{old}`").alias(new)
+                                   for old, new in zip(payload, self.row_type.names)],
+                                 F.col(OP_COLUMN))
+        required = [field.name for field in self.row_type.fields if not field.type.nullable]
+        if not required:
+            return frame
+        any_null = F.lit(False)
+        for name in required:
+            any_null = any_null | F.col(name).isNull()
+        if ctx.node_config(self).get(SINK_NOT_NULL_ENFORCER) == "DROP":
+            return frame.filter(~any_null)
+        message = (f"Column(s) {', '.join(required)} of table sink '{self.table.identifier}' are "
+                   f"NOT NULL but a row carries NULL; set '{SINK_NOT_NULL_ENFORCER.key}' = 'DROP' "
+                   f"to drop such rows instead of failing")
+        # A filter keeps raise_error from being pruned: it is evaluated for every row.
+        return frame.filter(F.when(any_null, F.raise_error(F.lit(message))).isNull())

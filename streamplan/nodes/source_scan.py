@@ -1,0 +1,34 @@
+"""Table source scan: reads a `values` table as a changelog stream."""
+from __future__ import annotations
+
+from ..changelog import END_OF_INPUT_CODE, OP_COLUMN, RowKind, parse_changelog_mode
+from ..errors import ExecutionError
+from .base import ExecNode
+from .common import TableSpec
+from .metadata import exec_node
+
+
+@exec_node(name="stream-exec-table-source-scan", version=1, min_plan_version="0.1",
+           min_state_version="0.1", produced_operators=("values-source",))
+class StreamExecTableSourceScan(ExecNode):
+    arity = 0
+    table: TableSpec
+
+    def output_changelog(self, inputs: list[frozenset[RowKind]]) -> frozenset[RowKind]:
+        return parse_changelog_mode(self.table.options.get("changelog-mode", "I"))
+
+    def translate(self, ctx, inputs):
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+
+        feed = ctx.feeds.get(self.table.identifier)
+        if feed is None:
+            raise ExecutionError(
+                f"node {self.id}: no data bound to table '{self.table.identifier}'; give the values "
+                f"table a 'path' option or bind rows for it when executing")
+        schema = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+        frame = (ctx.spark.readStream.format("values").schema(schema)
+                 .option("feed", feed).load())
+        if self.id not in ctx.keep_end_of_input:
+            frame = frame.filter(F.col(OP_COLUMN) != F.lit(END_OF_INPUT_CODE))
+        return frame

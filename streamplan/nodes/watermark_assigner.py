@@ -1,0 +1,28 @@
+"""Watermark assigner: `WATERMARK FOR t AS t - INTERVAL ...` as Spark's withWatermark."""
+from __future__ import annotations
+
+from ..changelog import END_OF_INPUT_CODE, OP_COLUMN
+from ..durations import parse_duration_ms
+from .base import ExecNode
+from .metadata import exec_node
+
+# Event time the end-of-input marker carries: the last millisecond Spark timestamps hold,
+# so that every timer fires, as Flink's final Long.MAX_VALUE watermark does.
+END_OF_TIME = "9999-12-31 23:59:59.999"
+
+
+@exec_node(name="stream-exec-watermark-assigner", version=1, min_plan_version="0.1",
+           min_state_version="0.1", produced_operators=("event-time-watermark",))
+class StreamExecWatermarkAssigner(ExecNode):
+    rowtime_field_index: int
+    watermark_delay: str
+
+    def translate(self, ctx, inputs):
+        from pyspark.sql import functions as F
+
+        rowtime = self.row_type.fields[self.rowtime_field_index].name
+        delay_ms = parse_duration_ms(self.watermark_delay)
+        is_end = F.col(OP_COLUMN) == F.lit(END_OF_INPUT_CODE)
+        marked = inputs[0].withColumn(
+            rowtime, F.when(is_end, F.lit(END_OF_TIME).cast("timestamp")).otherwise(F.col(rowtime)))
+        return marked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(~is_end)

@@ -1,0 +1,142 @@
+"""The options registry: the analogue of Flink's ExecutionConfigOptions.
+
+Exec nodes declare which keys they consume; only those are persisted into a node's
+`configuration` in the plan, and on restore the persisted values win over the session's.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .durations import format_duration_ms, parse_duration_ms
+from .errors import OptionError
+
+
+@dataclass(frozen=True)
+class ConfigOption:
+    key: str
+    kind: str                       # duration | enum | bool | int | string
+    default: str
+    description: str
+    fallback_keys: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
+
+    def parse(self, raw: str) -> Any:
+        """Typed value of a raw string; OptionError says which key and why."""
+        try:
+            return _PARSERS[self.kind](self, raw)
+        except ValueError as err:
+            raise OptionError(f"option '{self.key}': {err}") from None
+
+    def normalize(self, raw: str) -> str:
+        """The canonical string persisted into plans (so equal values give equal bytes)."""
+        value = self.parse(raw)
+        if self.kind == "duration":
+            return format_duration_ms(value)
+        if self.kind == "bool":
+            return "true" if value else "false"
+        return str(value)
+
+
+def _parse_enum(option: ConfigOption, raw: str) -> str:
+    value = raw.strip().upper()
+    if value not in option.choices:
+        raise ValueError(f"'{raw}' is not one of {', '.join(option.choices)}")
+    return value
+
+
+def _parse_bool(option: ConfigOption, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"'{raw}' is not a boolean (true or false)")
+    return value == "true"
+
+
+def _parse_int(option: ConfigOption, raw: str) -> int:
+    return int(raw.strip())
+
+
+_PARSERS: dict[str, Callable[[ConfigOption, str], Any]] = {
+    "duration": lambda option, raw: parse_duration_ms(raw),
+    "enum": _parse_enum,
+    "bool": _parse_bool,
+    "int": _parse_int,
+    "string": lambda option, raw: raw,
+}
+
+STATE_TTL = ConfigOption(
+    "table.exec.state.ttl", "duration", "0 ms",
+    "Minimum time an idle key's state is retained; 0 means never cleaned. Written into "
+    "the plan's per-input `state` metadata of TTL-driven stateful nodes (FLIP-292).",
+    fallback_keys=("table.exec.state-retention",),
+)
+SINK_UPSERT_MATERIALIZE = ConfigOption(
+    "table.exec.sink.upsert-materialize", "enum", "AUTO",
+    "Whether a SinkUpsertMaterializer is added in front of sinks with a primary key.",
+    choices=("NONE", "AUTO", "FORCE"),
+)
+SOURCE_CDC_EVENTS_DUPLICATE = ConfigOption(
+    "table.exec.source.cdc-events-duplicate", "bool", "false",
+    "Whether the CDC source may emit duplicate events, requiring a ChangelogNormalize node.",
+)
+SINK_NOT_NULL_ENFORCER = ConfigOption(
+    "table.exec.sink.not-null-enforcer", "enum", "ERROR",
+    "What a sink does with NULL in a NOT NULL column: ERROR fails the query, DROP drops the row.",
+    choices=("ERROR", "DROP"),
+)
+INTERVAL_JOIN_MIN_CLEANUP_INTERVAL = ConfigOption(
+    "table.exec.interval-join.min-cleanup-interval", "duration", "0 ms",
+    "Minimum interval between cleanups of an interval join's row cache; larger values "
+    "mean fewer timers but state (and outer-join padding) is held longer.",
+)
+
+OPTIONS: dict[str, ConfigOption] = {
+    option.key: option
+    for option in (STATE_TTL, SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE,
+                   SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL)
+}
+_BY_FALLBACK = {fallback: option for option in OPTIONS.values() for fallback in option.fallback_keys}
+
+
+def lookup_option(key: str) -> ConfigOption:
+    """The option for a key or one of its fallback keys; OptionError suggests close keys."""
+    if key in OPTIONS:
+        return OPTIONS[key]
+    if key in _BY_FALLBACK:
+        return _BY_FALLBACK[key]
+    close = difflib.get_close_matches(key, list(OPTIONS) + list(_BY_FALLBACK), n=1)
+    suggestion = f" Did you mean '{close[0]}'?" if close else ""
+    raise OptionError(f"unknown option '{key}'.{suggestion} Known options: {', '.join(sorted(OPTIONS))}")
+
+
+def option_exists(key: str) -> bool:
+    return key in OPTIONS or key in _BY_FALLBACK
+
+
+@dataclass
+class Configuration:
+    """Session configuration: raw values by canonical key, validated when set."""
+
+    values: dict[str, str] = field(default_factory=dict)
+
+    def set(self, key: str, raw: str) -> None:
+        option = lookup_option(key)
+        self.values[option.key] = option.normalize(raw)
+
+    def get(self, option: ConfigOption) -> Any:
+        return option.parse(self.values.get(option.key, option.default))
+
+    def raw(self, option: ConfigOption) -> str:
+        return self.values.get(option.key, option.normalize(option.default))
+
+    def persisted_for(self, keys: tuple[str, ...]) -> dict[str, str]:
+        """The `configuration` map written into a node: its consumed keys, canonical values."""
+        return {key: self.raw(lookup_option(key)) for key in sorted(keys)}
+
+    def overlay(self, persisted: dict[str, str]) -> "Configuration":
+        """Persisted node values win over the session's (restore semantics)."""
+        merged = Configuration(dict(self.values))
+        for key, raw in persisted.items():
+            merged.set(key, raw)
+        return merged

@@ -1,0 +1,140 @@
+"""The compiled plan: JSON of versioned exec nodes and the edges between them.
+
+Writing is byte-stable (fixed key order, canonical values). Loading validates the JSON,
+every node's type and version against the registry, and every node's fields.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import PlanFormatError
+from .nodes import REGISTRY, ExecNode
+from .nodes.metadata import check_plan_version
+from .version import ENGINE_VERSION, SPARK_VERSION
+
+_TOP_KEYS = ("engineVersion", "sparkVersion", "nodes", "edges")
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: int
+    target: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target,
+                "shuffle": {"type": "FORWARD"}, "shuffleMode": "PIPELINED"}
+
+
+@dataclass
+class CompiledPlan:
+    nodes: list[ExecNode]
+    edges: list[Edge]
+    engine_version: str = ENGINE_VERSION
+    spark_version: str = SPARK_VERSION
+    _by_id: dict[int, ExecNode] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {node.id: node for node in self.nodes}
+
+    def node(self, node_id: int) -> ExecNode:
+        return self._by_id[node_id]
+
+    def inputs_of(self, node: ExecNode) -> list[ExecNode]:
+        """Inputs in edge order: for a join, left then right."""
+        return [self._by_id[edge.source] for edge in self.edges if edge.target == node.id]
+
+    def consumers_of(self, node: ExecNode) -> list[ExecNode]:
+        return [self._by_id[edge.target] for edge in self.edges if edge.source == node.id]
+
+    @property
+    def sinks(self) -> list[ExecNode]:
+        return [node for node in self.nodes if not self.consumers_of(node)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"engineVersion": self.engine_version, "sparkVersion": self.spark_version,
+                "nodes": [node.to_json() for node in self.nodes],
+                "edges": [edge.to_json() for edge in self.edges]}
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+    def write(self, path: str | Path) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(self.to_json_text(), encoding="utf-8")
+        tmp.replace(target)
+
+
+def load_plan(path: str | Path) -> CompiledPlan:
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as err:
+        raise PlanFormatError(f"{source}: cannot read plan: {err.strerror}") from None
+    return parse_plan(text, str(source))
+
+
+def parse_plan(text: str, where: str = "<plan>") -> CompiledPlan:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise PlanFormatError(f"{where}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    if not isinstance(raw, dict):
+        raise PlanFormatError(f"{where}: a plan is a JSON object with keys {', '.join(_TOP_KEYS)}")
+    missing = [key for key in _TOP_KEYS if key not in raw]
+    if missing:
+        raise PlanFormatError(f"{where}: missing top-level field(s): {', '.join(missing)}")
+    unknown = sorted(set(raw) - set(_TOP_KEYS))
+    if unknown:
+        raise PlanFormatError(f"{where}: unknown top-level field(s): {', '.join(unknown)}")
+    engine_version = str(raw["engineVersion"])
+    nodes = [_load_node(item, index, engine_version, where) for index, item in enumerate(raw["nodes"])]
+    edges = [_load_edge(item, index, where) for index, item in enumerate(raw["edges"])]
+    plan = CompiledPlan(nodes, edges, engine_version, str(raw["sparkVersion"]))
+    _check_graph(plan, where)
+    return plan
+
+
+def _load_node(item: Any, index: int, engine_version: str, where: str) -> ExecNode:
+    if not isinstance(item, dict) or "type" not in item or "id" not in item:
+        raise PlanFormatError(f"{where}: nodes[{index}] needs at least 'id' and 'type'")
+    label = f"{where}: node {item['id']} ('{item['type']}')"
+    cls, meta = REGISTRY.resolve(str(item["type"]), where=f"{where}: node {item['id']}")
+    check_plan_version(meta, engine_version, label)
+    try:
+        return cls.model_validate(item)
+    except ValidationError as err:
+        problems = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
+        raise PlanFormatError(f"{label}: {problems}") from None
+
+
+def _load_edge(item: Any, index: int, where: str) -> Edge:
+    if not isinstance(item, dict) or not {"source", "target"} <= set(item):
+        raise PlanFormatError(f"{where}: edges[{index}] needs 'source' and 'target'")
+    return Edge(int(item["source"]), int(item["target"]))
+
+
+def _check_graph(plan: CompiledPlan, where: str) -> None:
+    ids = [node.id for node in plan.nodes]
+    if len(ids) != len(set(ids)):
+        raise PlanFormatError(f"{where}: duplicate node ids")
+    position = {node_id: index for index, node_id in enumerate(ids)}
+    for edge in plan.edges:
+        for end in (edge.source, edge.target):
+            if end not in position:
+                raise PlanFormatError(f"{where}: edge {edge.source} -> {edge.target} names unknown node {end}")
+        if position[edge.source] >= position[edge.target]:
+            raise PlanFormatError(f"{where}: edge {edge.source} -> {edge.target} goes backwards; "
+                                  f"nodes must be listed inputs first")
+    for node in plan.nodes:
+        expected = type(node).arity
+        actual = len(plan.inputs_of(node))
+        if actual != expected:
+            raise PlanFormatError(f"{where}: node {node.id} ('{node.type}') has {actual} input(s), "
+                                  f"expects {expected}")

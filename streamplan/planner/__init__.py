@@ -1,0 +1,1 @@
+"""Planner: SQL statements to a graph of exec nodes (the compiled plan)."""

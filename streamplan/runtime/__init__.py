@@ -1,0 +1,1 @@
+"""Spark runtime of streamplan: session, values connector, sinks, stateful processors."""

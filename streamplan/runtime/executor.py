@@ -1,0 +1,182 @@
+"""Execute a compiled plan: translate its nodes to one Spark streaming query per sink, feed
+the values sources step by step, and run until every step (and every timer) is processed.
+
+Executing a plan never re-plans SQL: it only reads the plan's nodes.
+"""
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from ..changelog import END_OF_INPUT_CODE, RowKind
+from ..errors import ExecutionError, PlanFormatError
+from ..nodes import REGISTRY, ExecNode, TranslateContext
+from ..nodes.metadata import check_state_version
+from ..nodes.sink import StreamExecSink
+from ..nodes.source_scan import StreamExecTableSourceScan
+from ..nodes.calc import StreamExecCalc
+from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
+from ..options import Configuration
+from ..plan import CompiledPlan
+from ..version import ENGINE_VERSION
+from .changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
+from .values_source import write_feed
+
+CHECKPOINT_MARKER = "streamplan.json"
+
+# A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
+FeedRow = tuple[Optional[RowKind], tuple]
+END_OF_INPUT: FeedRow = (None, ())
+
+
+def one_row_per_step(rows: list[FeedRow], end_of_input: bool) -> list[list[FeedRow]]:
+    steps = [[row] for row in rows]
+    return steps + [[END_OF_INPUT]] if end_of_input else steps
+
+
+@dataclass
+class SinkOutput:
+    table: str
+    node: StreamExecSink
+    rows: list[ChangelogRow]                     # rows this run produced
+
+    @property
+    def texts(self) -> list[str]:
+        return [row.text(self.node.row_type) for row in self.rows]
+
+
+@dataclass
+class RunResult:
+    sinks: dict[str, SinkOutput] = field(default_factory=dict)
+
+
+class PlanExecutor:
+    """Runs one plan against a checkpoint directory and an output directory."""
+
+    def __init__(self, plan: CompiledPlan, spark, config: Optional[Configuration] = None):
+        self.plan = plan
+        self.spark = spark
+        self.config = config or Configuration()
+
+    def run(self, checkpoint: Path, output: Path, feeds: dict[str, list[list[FeedRow]]],
+            on_progress: Optional[Callable[[str, int], None]] = None) -> RunResult:
+        checkpoint, output = Path(checkpoint), Path(output)
+        self._check_checkpoint(checkpoint)
+        with tempfile.TemporaryDirectory(prefix="streamplan-feeds-") as feed_dir:
+            feed_files = self._write_feeds(Path(feed_dir), feeds)
+            ctx = TranslateContext(self.spark, self.config, feed_files,
+                                   self._scans_feeding_watermarks(), plan=self.plan)
+            frames: dict[int, object] = {}
+            result = RunResult()
+            for sink in self.plan.sinks:
+                result.sinks[sink.table.identifier] = self._run_sink(
+                    sink, ctx, frames, checkpoint, output, on_progress)
+        return result
+
+    # --- checkpoint identity ------------------------------------------------------------------
+    def _check_checkpoint(self, checkpoint: Path) -> None:
+        """Checkpoints record the engine that wrote them; min_state_version guards restores."""
+        marker = checkpoint / CHECKPOINT_MARKER
+        if not marker.exists():
+            checkpoint.mkdir(parents=True, exist_ok=True)
+            marker.write_text(json.dumps({"engineVersion": ENGINE_VERSION}) + "\n")
+            return
+        written_by = json.loads(marker.read_text())["engineVersion"]
+        for node in self.plan.nodes:
+            _, meta = REGISTRY.resolve(node.type)
+            check_state_version(meta, written_by, f"checkpoint {checkpoint}: node {node.id}")
+
+    # --- sources ------------------------------------------------------------------------------
+    def _write_feeds(self, directory: Path, feeds: dict[str, list[list[FeedRow]]]) -> dict[str, str]:
+        files = {}
+        for scan in self.plan.nodes:
+            if not isinstance(scan, StreamExecTableSourceScan):
+                continue
+            name = scan.table.identifier
+            steps = feeds.get(name)
+            if steps is None:
+                continue
+            columns = [(f.name, f.type.text) for f in scan.row_type.fields]
+            encoded = [[[END_OF_INPUT_CODE if kind is None else kind.code, list(_json_row(values))]
+                        for kind, values in step] for step in steps]
+            path = directory / f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{scan.id}.json"
+            write_feed(path, columns, encoded)
+            files[name] = str(path)
+        return files
+
+    def _scans_feeding_watermarks(self) -> set[int]:
+        """Scans whose rows reach a watermark assigner keep the end-of-input marker."""
+        keep = set()
+        for scan in self.plan.nodes:
+            if not isinstance(scan, StreamExecTableSourceScan):
+                continue
+            node: ExecNode = scan
+            while True:
+                consumers = self.plan.consumers_of(node)
+                if len(consumers) != 1:
+                    break
+                node = consumers[0]
+                if isinstance(node, StreamExecWatermarkAssigner):
+                    keep.add(scan.id)
+                    break
+                if not isinstance(node, StreamExecCalc):
+                    break
+        return keep
+
+    # --- translation and running --------------------------------------------------------------
+    def _frame(self, node: ExecNode, ctx: TranslateContext, frames: dict):
+        if node.id not in frames:
+            inputs = [self._frame(producer, ctx, frames) for producer in self.plan.inputs_of(node)]
+            frames[node.id] = node.translate(ctx, inputs)
+        return frames[node.id]
+
+    def _run_sink(self, sink: StreamExecSink, ctx, frames, checkpoint: Path, output: Path,
+                  on_progress) -> SinkOutput:
+        from pyspark.errors import StreamingQueryException
+
+        table = sink.table.identifier
+        directory = output / table
+        before = set(batch_ids(directory))
+        frame = self._frame(sink, ctx, frames)
+        writer = ChangelogSinkWriter(directory, sink.row_type.names)
+        query = (frame.writeStream.queryName(f"sink_{sink.id}").foreachBatch(writer)
+                 .option("checkpointLocation", str(checkpoint / f"sink-{sink.id}"))
+                 .trigger(processingTime="0 seconds").start())
+        try:
+            query.processAllAvailable()
+        except StreamingQueryException as err:
+            raise ExecutionError(f"query for table sink '{table}' (node {sink.id}) failed: "
+                                 f"{_root_message(err)}") from None
+        finally:
+            query.stop()
+        if on_progress:
+            on_progress(table, len(query.recentProgress))
+        new_ids = [batch for batch in batch_ids(directory) if batch not in before]
+        return SinkOutput(table, sink, read_batches(directory, sink.row_type, new_ids))
+
+
+def _json_row(values: tuple) -> tuple:
+    from .rows import to_json
+
+    return tuple(to_json(value) for value in values)
+
+
+def _root_message(err: Exception) -> str:
+    """The first line that explains the failure, without JVM stack frames."""
+    text = str(err)
+    for pattern in (r"\[USER_RAISED_EXCEPTION\]\s*(.*?)\s*SQLSTATE", r"PythonException:\s*(.*)"):
+        match = re.search(pattern, text, re.S)
+        if match:
+            return match.group(1).strip().splitlines()[0]
+    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+
+
+def sink_nodes(plan: CompiledPlan) -> list[StreamExecSink]:
+    sinks = [node for node in plan.sinks if isinstance(node, StreamExecSink)]
+    if len(sinks) != len(plan.sinks):
+        raise PlanFormatError("every path of a plan must end in a stream-exec-sink node")
+    return sinks

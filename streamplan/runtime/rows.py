@@ -1,0 +1,95 @@
+"""Row values between JSON (feeds, data files, sink batches) and Python, and Flink-style text.
+
+Text follows Flink's Row.toString, so expectations read like Flink's restore tests:
+`+I[1, Alice, 2020-04-15T08:00:01]`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any, Iterable, Sequence
+
+from ..changelog import RowKind
+from ..types import RowType, SqlType
+
+
+def to_python(value: Any, sql_type: SqlType) -> Any:
+    """A JSON value as the Python value Spark expects for the column type."""
+    if value is None:
+        return None
+    name = sql_type.name
+    if sql_type.is_timestamp:
+        if isinstance(value, dt.datetime):
+            return value
+        return dt.datetime.fromisoformat(str(value).replace("T", " ").replace("Z", ""))
+    if name == "DATE":
+        return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+    if name == "DECIMAL":
+        return Decimal(str(value))
+    if name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ValueError(f"{value!r} is not an integer")
+        return int(value)
+    if name in ("FLOAT", "DOUBLE"):
+        return float(value)
+    if name == "BOOLEAN":
+        if not isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a boolean")
+        return value
+    if name == "BYTES":
+        return bytes.fromhex(value) if isinstance(value, str) else bytes(value)
+    return str(value)
+
+
+def to_json(value: Any) -> Any:
+    """A Python value from Spark as JSON (timestamps ISO text, decimals exact text)."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ", timespec="milliseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return value
+
+
+def _java_datetime(value: dt.datetime) -> str:
+    """Java LocalDateTime.toString: seconds and fraction only when non-zero."""
+    text = value.strftime("%Y-%m-%dT%H:%M")
+    if value.second or value.microsecond:
+        text += f":{value.second:02d}"
+    if value.microsecond:
+        text += f".{value.microsecond // 1000:03d}" if value.microsecond % 1000 == 0 \
+            else f".{value.microsecond:06d}"
+    return text
+
+
+def _java_double(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == int(value) and abs(value) < 1e7:
+        return f"{value:.1f}"
+    return repr(value)
+
+
+def format_value(value: Any, sql_type: SqlType | None = None) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and sql_type is not None and sql_type.is_timestamp:
+        value = to_python(value, sql_type)
+    if isinstance(value, dt.datetime):
+        return _java_datetime(value)
+    if isinstance(value, float):
+        return _java_double(value)
+    return str(value)
+
+
+def format_row(kind: RowKind, values: Sequence[Any], row_type: RowType | None = None) -> str:
+    types: Iterable[SqlType | None] = ([f.type for f in row_type.fields] if row_type
+                                       else [None] * len(values))
+    return f"{kind.short}[" + ", ".join(format_value(v, t) for v, t in zip(values, types)) + "]"

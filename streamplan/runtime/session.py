@@ -1,0 +1,61 @@
+"""The one place Spark is started: local[2] by default, RocksDB state, small shuffles, quiet.
+
+One session per process is reused: starting the JVM costs ~10 s.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Optional
+
+DEFAULT_MASTER = "local[2]"
+DEFAULT_SHUFFLE_PARTITIONS = 2
+
+_CONF = {
+    # Stateful nodes run on transformWithState, which needs RocksDB; set before any batch.
+    "spark.sql.streaming.stateStore.providerClass":
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.streaming.ui.enabled": "false",
+    # Keep fixtures small: few retained batches, few state files.
+    "spark.sql.streaming.minBatchesToRetain": "3",
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false",
+    "spark.driver.memory": "1g",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+
+_session = None
+
+
+def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None):
+    """The process-wide SparkSession; `master` (or $STREAMPLAN_MASTER) picks a cluster URL."""
+    global _session
+    if _session is not None:
+        return _session
+    # Workers must run this interpreter, and all clocks read UTC so event times agree.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    from pyspark.sql import SparkSession
+
+    from .values_source import ValuesDataSource
+
+    builder = SparkSession.builder.appName("streamplan").master(
+        master or os.environ.get("STREAMPLAN_MASTER", DEFAULT_MASTER))
+    partitions = shuffle_partitions or int(os.environ.get("STREAMPLAN_SHUFFLE_PARTITIONS",
+                                                          DEFAULT_SHUFFLE_PARTITIONS))
+    builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+    for key, value in _CONF.items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+    builder = builder.config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(os.environ.get("STREAMPLAN_SPARK_LOG_LEVEL", "ERROR"))
+    session.dataSource.register(ValuesDataSource)
+    _session = session
+    return session

@@ -1,0 +1,1 @@
+"""SQL front end: scripts of statements parsed into the model in :mod:`streamplan.sql.ast`."""

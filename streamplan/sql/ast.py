@@ -1,0 +1,112 @@
+"""The statement model the SQL front end produces and the planner consumes.
+
+Expressions stay sqlglot trees (Spark dialect): Spark evaluates them, we only plan.
+Every statement knows where it starts in the script so later errors can point there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class Position:
+    """1-based line and column in the script the statement came from."""
+
+    line: int
+    column: int
+    source: str = "<script>"
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    name: str
+    type_text: str | None          # e.g. "TIMESTAMP(3)"; None for a computed column
+    nullable: bool = True
+    computed: exp.Expression | None = None  # `name AS expr`
+    position: Position | None = None
+
+
+@dataclass(frozen=True)
+class WatermarkDef:
+    """`WATERMARK FOR column AS column [- INTERVAL 'n' UNIT]`."""
+
+    column: str
+    delay_ms: int
+    text: str                      # the expression as written, for descriptions
+    position: Position | None = None
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    name: str
+    columns: tuple[ColumnDef, ...]
+    watermark: WatermarkDef | None
+    primary_key: tuple[str, ...] | None
+    options: dict[str, str]
+    position: Position
+
+
+@dataclass(frozen=True)
+class SetOption:
+    key: str
+    value: str
+    position: Position
+
+
+@dataclass(frozen=True)
+class Hint:
+    """`/*+ NAME('k'='v', ...) */` attached to the SELECT that carries it."""
+
+    name: str                      # upper-cased
+    options: dict[str, str]        # keys as written (lower-case by convention)
+    position: Position
+
+
+@dataclass(frozen=True)
+class Insert:
+    target: str
+    query: exp.Select              # sqlglot tree, Spark dialect
+    hints: tuple[Hint, ...]
+    position: Position
+    text: str                      # the statement text as written
+
+
+@dataclass(frozen=True)
+class StatementSet:
+    inserts: tuple[Insert, ...]
+    position: Position
+
+
+@dataclass(frozen=True)
+class CompilePlan:
+    path: str
+    target: Union[Insert, StatementSet]
+    position: Position
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class ExecutePlan:
+    path: str
+    position: Position
+
+
+@dataclass(frozen=True)
+class ExplainPlan:
+    path: str
+    position: Position
+
+
+Statement = Union[CreateTable, SetOption, Insert, StatementSet, CompilePlan, ExecutePlan, ExplainPlan]
+
+
+@dataclass
+class Script:
+    statements: list[Statement] = field(default_factory=list)
+    source: str = "<script>"

@@ -1,0 +1,168 @@
+"""SQL column types: parsing Flink-style type text, rendering it, and mapping to Spark.
+
+The engine keeps event time at millisecond precision; TIMESTAMP(p) maps to Spark's
+TimestampType (session time zone pinned to UTC, so it behaves as Flink's TIMESTAMP).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pyspark.sql import types as T
+
+_SIMPLE = {
+    "BOOLEAN": T.BooleanType, "TINYINT": T.ByteType, "SMALLINT": T.ShortType, "INT": T.IntegerType,
+    "BIGINT": T.LongType, "FLOAT": T.FloatType, "DOUBLE": T.DoubleType, "STRING": T.StringType,
+    "BYTES": T.BinaryType, "DATE": T.DateType,
+}
+_PARAMETERIZED = ("DECIMAL", "VARCHAR", "CHAR", "TIMESTAMP", "TIMESTAMP_LTZ")
+_TYPE_RE = re.compile(r"^([A-Z_]+)(?:\((\d+)(?:,(\d+))?\))?$")
+
+
+@dataclass(frozen=True)
+class SqlType:
+    """A column type; `text` is the canonical rendering (e.g. 'DECIMAL(10,2)')."""
+
+    name: str
+    params: tuple[int, ...] = ()
+    nullable: bool = True
+
+    @property
+    def text(self) -> str:
+        base = self.name + (f"({','.join(map(str, self.params))})" if self.params else "")
+        return base if self.nullable else f"{base} NOT NULL"
+
+    @property
+    def is_timestamp(self) -> bool:
+        return self.name in ("TIMESTAMP", "TIMESTAMP_LTZ")
+
+    def with_nullable(self, nullable: bool) -> "SqlType":
+        return SqlType(self.name, self.params, nullable)
+
+    def to_spark(self) -> T.DataType:
+        if self.name in _SIMPLE:
+            return _SIMPLE[self.name]()
+        if self.name == "DECIMAL":
+            precision, scale = (self.params + (10, 0))[:2] if self.params else (10, 0)
+            return T.DecimalType(precision, scale if len(self.params) > 1 else 0)
+        if self.name in ("VARCHAR", "CHAR"):
+            return T.StringType()
+        if self.is_timestamp:
+            return T.TimestampType()
+        raise ValueError(f"type {self.text} has no Spark mapping")
+
+
+def parse_type(text: str) -> SqlType:
+    """Parse canonical or user type text ('int not null', 'TIMESTAMP(3)', 'DECIMAL(10, 2)')."""
+    compact = re.sub(r"\s*([(),])\s*", r"\1", text.strip().upper())
+    nullable = True
+    if compact.endswith(" NOT NULL"):
+        compact, nullable = compact[: -len(" NOT NULL")].strip(), False
+    compact = {"INTEGER": "INT"}.get(compact, compact)
+    match = _TYPE_RE.match(compact)
+    if not match:
+        raise ValueError(f"'{text}' is not a supported type")
+    name = {"INTEGER": "INT"}.get(match.group(1), match.group(1))
+    params = tuple(int(group) for group in match.group(2, 3) if group is not None)
+    if name not in _SIMPLE and name not in _PARAMETERIZED:
+        raise ValueError(f"'{text}' is not a supported type")
+    if params and name in _SIMPLE:
+        raise ValueError(f"type {name} takes no parameters")
+    if name == "TIMESTAMP" and not params:
+        params = (6,)
+    return SqlType(name, params, nullable)
+
+
+def from_spark(data_type: T.DataType, nullable: bool = True) -> SqlType:
+    """The SqlType Spark's analyzer inferred for an expression."""
+    for name, spark_cls in _SIMPLE.items():
+        if type(data_type) is spark_cls:
+            return SqlType(name, (), nullable)
+    if isinstance(data_type, T.DecimalType):
+        return SqlType("DECIMAL", (data_type.precision, data_type.scale), nullable)
+    if isinstance(data_type, (T.TimestampType, T.TimestampNTZType)):
+        return SqlType("TIMESTAMP", (3,), nullable)
+    if isinstance(data_type, (T.CharType, T.VarcharType)):
+        return SqlType("STRING", (), nullable)
+    raise ValueError(f"Spark type {data_type.simpleString()} has no SQL type mapping here")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: SqlType
+    rowtime: bool = False
+
+    @property
+    def text(self) -> str:
+        suffix = " *ROWTIME*" if self.rowtime else ""
+        return f"`{self.name}` {self.type.text}{suffix}"
+
+
+@dataclass(frozen=True)
+class RowType:
+    """An ordered list of named fields; renders as Flink's `ROW<`a` INT, ...>`."""
+
+    fields: tuple[Field, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [field.name for field in self.fields]
+
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+    def field(self, name: str) -> Field:
+        return self.fields[self.index(name)]
+
+    @property
+    def text(self) -> str:
+        return "ROW<" + ", ".join(field.text for field in self.fields) + ">"
+
+    def to_spark(self, declared_nullability: bool = False) -> T.StructType:
+        """Runtime schemas are all-nullable (Spark trusts nullability); planning uses the declared one."""
+        return T.StructType([
+            T.StructField(f.name, f.type.to_spark(), f.type.nullable or not declared_nullability)
+            for f in self.fields])
+
+    @property
+    def rowtime_index(self) -> int | None:
+        return next((i for i, field in enumerate(self.fields) if field.rowtime), None)
+
+
+_FIELD_RE = re.compile(r"`((?:[^`]|``)+)`\s+(.+?)(\s+\*ROWTIME\*)?$")
+
+
+def parse_row_type(text: str) -> RowType:
+    """Inverse of RowType.text, for loading plans."""
+    if not (text.startswith("ROW<") and text.endswith(">")):
+        raise ValueError(f"'{text}' is not a ROW<...> type")
+    body = text[4:-1]
+    fields: list[Field] = []
+    for part in _split_top_level(body):
+        match = _FIELD_RE.match(part.strip())
+        if not match:
+            raise ValueError(f"'{part.strip()}' is not a `name` TYPE field")
+        fields.append(Field(match.group(1).replace("``", "`"), parse_type(match.group(2)),
+                            bool(match.group(3))))
+    return RowType(tuple(fields))
+
+
+def _split_top_level(body: str) -> list[str]:
+    """Split on commas outside parentheses and backquotes."""
+    parts, depth, quoted, current = [], 0, False, []
+    for char in body:
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char == "(":
+            depth += 1
+        elif not quoted and char == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and char == ",":
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    if current:
+        parts.append("".join(current))
+    return [part for part in parts if part.strip()]

@@ -1,0 +1,8 @@
+"""The engine release this code is. Plans and checkpoints record it; node annotations compare to it."""
+ENGINE_VERSION = "0.1"
+SPARK_VERSION = "4.3.0"
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """'0.1' -> (0, 1); raises ValueError on anything that is not dotted integers."""
+    return tuple(int(part) for part in text.split("."))

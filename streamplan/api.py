@@ -19,7 +19,7 @@ from .options import Configuration
 from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
-from .runtime.executor import FeedRow, PlanExecutor, RunResult, one_row_per_step
+from .runtime.executor import FeedRow, PlanExecutor, RunResult, phased_steps
 from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, SetOption,
                       StatementSet)
 from .sql.parser import parse_script
@@ -121,13 +121,21 @@ class TableEnvironment:
         checkpoint = Path(checkpoint or self.checkpoint_dir or tempfile.mkdtemp(prefix="ckpt-"))
         output = Path(output or self.output_dir or tempfile.mkdtemp(prefix="out-"))
         feeds = dict(data or {})
-        for node in plan.nodes:
-            table = getattr(node, "table", None)
-            if table is not None and node.type.startswith("stream-exec-table-source-scan") \
-                    and table.identifier not in feeds and "path" in table.options:
-                rows = read_rows_file(self._path(table.options["path"]), node.row_type)
-                feeds[table.identifier] = one_row_per_step(rows, end_of_input)
+        from_files = {}
+        for scan in source_scans(plan):
+            name = scan.table.identifier
+            if name not in feeds and "path" in scan.table.options:
+                from_files[name] = read_rows_file(self._path(scan.table.options["path"]),
+                                                  scan.row_type)
+        if from_files:
+            feeds.update(phased_steps([from_files], sorted(from_files), end_of_input))
         return PlanExecutor(plan, self.session(), self.config).run(checkpoint, output, feeds)
+
+
+def source_scans(plan: CompiledPlan) -> list:
+    from .nodes.source_scan import StreamExecTableSourceScan
+
+    return [node for node in plan.nodes if isinstance(node, StreamExecTableSourceScan)]
 
 
 def normalize_rows(rows: RowsInput, row_type: RowType, where: str) -> list[FeedRow]:

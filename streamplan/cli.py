@@ -76,7 +76,7 @@ def execute(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False),
 
     try:
         plan = load_plan(plan_file)
-        env = _env(master, plan_file.parent)
+        env = _env(master, Path.cwd())
         result = env.execute_plan(plan, checkpoint, output or checkpoint.parent / "output",
                                   end_of_input=end_of_input)
     except StreamPlanError as err:

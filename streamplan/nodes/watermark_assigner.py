@@ -23,6 +23,10 @@ class StreamExecWatermarkAssigner(ExecNode):
         rowtime = self.row_type.fields[self.rowtime_field_index].name
         delay_ms = parse_duration_ms(self.watermark_delay)
         is_end = F.col(OP_COLUMN) == F.lit(END_OF_INPUT_CODE)
-        marked = inputs[0].withColumn(
-            rowtime, F.when(is_end, F.lit(END_OF_TIME).cast("timestamp")).otherwise(F.col(rowtime)))
-        return marked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(~is_end)
+        end_of_time = F.lit(END_OF_TIME).cast("timestamp")
+        marked = inputs[0].withColumn(rowtime, F.when(is_end, end_of_time).otherwise(F.col(rowtime)))
+        # The marker must pass the watermark operator and be dropped after it. Spark pushes
+        # filters below a watermark unless they reference its event-time column, hence the
+        # second (redundant) term.
+        keep = ~is_end | (F.col(rowtime) < end_of_time)
+        return marked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(keep)

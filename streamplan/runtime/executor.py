@@ -33,9 +33,27 @@ FeedRow = tuple[Optional[RowKind], tuple]
 END_OF_INPUT: FeedRow = (None, ())
 
 
-def one_row_per_step(rows: list[FeedRow], end_of_input: bool) -> list[list[FeedRow]]:
-    steps = [[row] for row in rows]
-    return steps + [[END_OF_INPUT]] if end_of_input else steps
+def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
+                 end_of_input: bool) -> dict[str, list[list[FeedRow]]]:
+    """Micro-batch steps of every table, aligned across tables.
+
+    Each row is its own step (so watermarks advance row by row, as Flink's per-record
+    watermarks do); within a phase the i-th rows of all tables share a step. Every phase
+    ends with an empty tick step, so timers due at the phase's last watermark fire before
+    it ends; end of input is one more step plus a tick. No-data batches are disabled, so
+    the same data always gives the same batches.
+    """
+    steps: dict[str, list[list[FeedRow]]] = {table: [] for table in tables}
+    for phase in phases:
+        length = max((len(phase.get(table, [])) for table in tables), default=0)
+        for table in tables:
+            rows = phase.get(table, [])
+            steps[table].extend([[row] for row in rows] + [[] for _ in range(length - len(rows))])
+            steps[table].append([])
+    if end_of_input:
+        for table in tables:
+            steps[table].extend([[END_OF_INPUT], []])
+    return steps
 
 
 @dataclass

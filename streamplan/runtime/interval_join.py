@@ -253,6 +253,11 @@ def state_layout(left_struct_ddl: str, right_struct_ddl: str) -> dict[str, dict[
             LEFT_FIRED: fired, RIGHT_FIRED: fired, LEFT_CLEANUP: timer, RIGHT_CLEANUP: timer}
 
 
+def _values(struct) -> tuple:
+    """A struct value as a tuple: Spark hands nested structs over as dicts or Rows."""
+    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
+
+
 def _make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
@@ -264,8 +269,6 @@ def _make_processor_class():
             self.layout = layout
 
         def init(self, handle) -> None:
-            from .pyeval import compile_predicate
-
             self.handle = handle
             spec = self.layout
             self.caches = {side: handle.getMapState(name, spec[name]["key"], spec[name]["value"])
@@ -274,9 +277,12 @@ def _make_processor_class():
                           for side, name in (("L", LEFT_FIRED), ("R", RIGHT_FIRED))}
             self.cleanup = {side: handle.getValueState(name, spec[name]["value"])
                             for side, name in (("L", LEFT_CLEANUP), ("R", RIGHT_CLEANUP))}
-            condition = self.params.condition
-            self.predicate = (compile_predicate(condition, columns=self.params.output_names)
-                              if condition else None)
+            self.predicate = None
+            if self.params.condition:
+                from .pyeval import compile_predicate
+
+                self.predicate = compile_predicate(self.params.condition,
+                                                   columns=self.params.output_names)
 
         # one read of each state variable per key and call
         def _load(self, side: str) -> SideCache:
@@ -285,7 +291,7 @@ def _make_processor_class():
             for key, value in self.caches[side].iterator():
                 flags = fired.get(key[0], [])
                 buckets[key[0]] = [
-                    Entry(tuple(item["row"]), bool(item["emitted"]),
+                    Entry(_values(item["row"]), bool(item["emitted"]),
                           index < len(flags) and bool(flags[index]))
                     for index, item in enumerate(value[0])]
             stored = self.cleanup[side].get()
@@ -329,7 +335,7 @@ def _make_processor_class():
             decoded = []
             for row in rows:
                 side_is_left = row["__side"] == 0
-                values = tuple(row["__l"] if side_is_left else row["__r"])
+                values = _values(row["__l"] if side_is_left else row["__r"])
                 index = self.params.left_time_index if side_is_left else self.params.right_time_index
                 time = values[index]
                 decoded.append((to_millis(time) if time is not None else 0, not side_is_left,

@@ -17,6 +17,8 @@ _CONF = {
     "spark.sql.streaming.stateStore.providerClass":
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
     "spark.sql.session.timeZone": "UTC",
+    # Batches come only from data steps (see executor.phased_steps): deterministic timers.
+    "spark.sql.streaming.noDataMicroBatches.enabled": "false",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.streaming.ui.enabled": "false",

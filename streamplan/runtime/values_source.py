@@ -12,6 +12,7 @@ from typing import Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 
+from ..changelog import END_OF_INPUT_CODE
 from ..types import parse_type
 from .rows import to_python
 
@@ -45,7 +46,10 @@ class _FeedReader(DataSourceStreamReader):
         types = [parse_type(type_text) for _, type_text in content["columns"]]
         for step in content["steps"][first:last]:
             for kind, values in step:
-                yield tuple(to_python(v, t) for v, t in zip(values, types)) + (kind,)
+                if kind == END_OF_INPUT_CODE:
+                    yield (None,) * len(types) + (kind,)
+                else:
+                    yield tuple(to_python(v, t) for v, t in zip(values, types)) + (kind,)
 
     def commit(self, end: dict) -> None:
         pass

@@ -81,6 +81,11 @@ class ExecNode(PlanModel):
                               producers: list["ExecNode"]) -> None:
         """Raise ChangelogModeError when an input carries kinds this node cannot consume."""
 
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        """State variables and their schemas (empty for stateless nodes). Fixtures record it;
+        the audit fails when it changes without a version bump."""
+        return {}
+
     # --- runtime contract --------------------------------------------------------------
     def translate(self, ctx: "TranslateContext", inputs: list["DataFrame"]) -> "DataFrame":
         raise NotImplementedError(f"{type(self).__name__} cannot be translated")

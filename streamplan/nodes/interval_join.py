@@ -95,10 +95,10 @@ class StreamExecIntervalJoin(ExecNode):
                                  if self.early_fire_delay else None),
             min_cleanup_interval_ms=config.get(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL))
 
-    def state_layout(self, left: RowType, right: RowType) -> dict[str, dict[str, str]]:
-        """State variables and schemas, given the input row types (for translation and audit)."""
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.interval_join import state_layout
 
+        left, right = inputs
         return state_layout(struct_ddl(left), struct_ddl(right))
 
     def translate(self, ctx, inputs):

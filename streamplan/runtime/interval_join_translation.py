@@ -52,7 +52,7 @@ def translate_interval_join(node, ctx, inputs: list[DataFrame]) -> DataFrame:
     union = tagged(left, left_names, spec.left_keys, 0, LEFT_ROW).unionByName(
         tagged(right, right_names, spec.right_keys, 1, RIGHT_ROW))
     params = node.runtime_params(ctx.node_config(node), len(left_names))
-    layout = node.state_layout(*ctx.input_types(node))
+    layout = node.state_layout(ctx.input_types(node))
     output = node.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
     processor = _make_processor_class()(params, layout)
     return union.groupBy(*key_names).transformWithState(

@@ -1,0 +1,11 @@
+"""Shared pytest fixtures: one SparkSession for the whole test session (JVM start ~10 s)."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from streamplan.runtime.session import spark_session
+
+    return spark_session()

@@ -78,8 +78,11 @@ class ExecNode(PlanModel):
         return inputs[0] if inputs else frozenset({RowKind.INSERT})
 
     def check_input_changelog(self, inputs: list[frozenset[RowKind]],
-                              producers: list["ExecNode"]) -> None:
-        """Raise ChangelogModeError when an input carries kinds this node cannot consume."""
+                              origins: list[dict[RowKind, "ExecNode"]]) -> None:
+        """Raise ChangelogModeError when an input carries kinds this node cannot consume.
+
+        `origins[i][kind]` is the upstream node that introduced `kind` into input i, so the
+        error can name the cause rather than the nearest pass-through node."""
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         """State variables and their schemas (empty for stateless nodes). Fixtures record it;

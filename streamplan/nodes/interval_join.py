@@ -69,9 +69,10 @@ class StreamExecIntervalJoin(ExecNode):
                 f"interval join emit null-padded rows early and retract them (-U/+U) when a match "
                 f"arrives.")
 
-    def check_input_changelog(self, inputs, producers) -> None:
-        for side, kinds, producer in zip(("left", "right"), inputs, producers):
+    def check_input_changelog(self, inputs, origins) -> None:
+        for side, kinds, origin in zip(("left", "right"), inputs, origins):
             if kinds != INSERT_ONLY:
+                producer = origin[min(kinds - INSERT_ONLY, key=lambda kind: kind.code)]
                 raise ChangelogModeError(
                     f"Interval join node {self.id} doesn't support consuming update and delete "
                     f"changes ({', '.join(mode_names(kinds - INSERT_ONLY))}) on its {side} input, "

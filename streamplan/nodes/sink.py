@@ -20,11 +20,11 @@ class StreamExecSink(ExecNode):
     table: TableSpec
     input_changelog_mode: list[str]
 
-    def check_input_changelog(self, inputs, producers) -> None:
+    def check_input_changelog(self, inputs, origins) -> None:
         accepted = sink_accepts(self.table.options)
         extra = inputs[0] - accepted
         if extra:
-            culprit = producers[0]
+            culprit = origins[0][min(extra, key=lambda kind: kind.code)]
             because = getattr(culprit, "changelog_reason", lambda: "")()
             raise ChangelogModeError(
                 f"Table sink '{self.table.identifier}' doesn't support consuming update and delete "

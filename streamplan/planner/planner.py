@@ -62,6 +62,7 @@ class PlanBuilder:
     nodes: list[ExecNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
+    origins: dict[int, dict[RowKind, ExecNode]] = field(default_factory=dict)
 
     # --- graph helpers --------------------------------------------------------------------
     def add(self, cls: type, inputs: list[ExecNode], **spec) -> ExecNode:
@@ -69,9 +70,8 @@ class PlanBuilder:
         node = cls(id=len(self.nodes) + 1, type=meta.type_id,
                    configuration=self.config.persisted_for(meta.consumed_options),
                    input_properties=[{} for _ in inputs], **spec)
-        input_modes = [self.modes[source.id] for source in inputs]
-        node.check_input_changelog(input_modes, inputs)
-        self.modes[node.id] = node.output_changelog(input_modes)
+        self.modes[node.id], self.origins[node.id] = infer_node_changelog(
+            node, inputs, self.modes, self.origins)
         self.nodes.append(node)
         self.edges.extend(Edge(source.id, node.id) for source in inputs)
         return node
@@ -323,14 +323,23 @@ def table_row_type(table: CreateTable, physical_only: bool) -> RowType:
                          if c.computed is None or not physical_only))
 
 
+def infer_node_changelog(node: ExecNode, inputs: list[ExecNode], modes: dict, origins: dict):
+    """A node's output kinds and where each came from; the node rejects what it cannot consume."""
+    input_modes = [modes[source.id] for source in inputs]
+    input_origins = [origins[source.id] for source in inputs]
+    node.check_input_changelog(input_modes, input_origins)
+    output = node.output_changelog(input_modes)
+    inherited = {kind: origin for per_input in input_origins for kind, origin in per_input.items()}
+    return output, {kind: inherited.get(kind, node) for kind in output}
+
+
 def check_changelog(plan: CompiledPlan) -> dict[int, frozenset[RowKind]]:
     """Re-infer a loaded plan's changelog modes; nodes reject what they cannot consume."""
     modes: dict[int, frozenset[RowKind]] = {}
+    origins: dict[int, dict[RowKind, ExecNode]] = {}
     for node in plan.nodes:
-        producers = plan.inputs_of(node)
-        inputs = [modes[p.id] for p in producers]
-        node.check_input_changelog(inputs, producers)
-        modes[node.id] = node.output_changelog(inputs)
+        modes[node.id], origins[node.id] = infer_node_changelog(
+            node, plan.inputs_of(node), modes, origins)
     return modes
 
 
@@ -389,7 +398,7 @@ def _dedupe(names: list[str]) -> list[str]:
 
 
 def _calc_description(projection: list[str], names: list[str], condition: Optional[str]) -> str:
-    select = ", ".join(expr if expr == f"`{name}`" else f"{expr} AS {name}"
+    select = ", ".join(expr.replace("`", "") if expr == f"`{name}`" else f"{expr} AS {name}"
                        for expr, name in zip(projection, names))
     return f"Calc(select=[{select}]" + (f", where=[{condition}])" if condition else ")")
 

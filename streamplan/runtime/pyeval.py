@@ -163,6 +163,11 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+def _dec(v: Decimal) -> Decimal:
+    """Java's BigDecimal has no negative zero; Python's Decimal does (e.g. -0.5 * 0)."""
+    return v.copy_abs() if v.is_zero() else v
+
+
 def _naive(v: dt.datetime) -> dt.datetime:
     return v if v.tzinfo is None else v.astimezone(dt.timezone.utc).replace(tzinfo=None)
 
@@ -221,7 +226,7 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and type(b) is int:
         return a + dt.timedelta(days=b)                     # DATE + INT is date_add
     a, b = _arith_operands(a, b)
-    return _CTX.add(a, b) if isinstance(a, Decimal) else a + b
+    return _dec(_CTX.add(a, b)) if isinstance(a, Decimal) else a + b
 
 
 def _sub(a: Any, b: Any) -> Any:
@@ -232,12 +237,12 @@ def _sub(a: Any, b: Any) -> Any:
     if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and type(b) is int:
         return a - dt.timedelta(days=b)                     # DATE - INT is date_sub
     a, b = _arith_operands(a, b)
-    return _CTX.subtract(a, b) if isinstance(a, Decimal) else a - b
+    return _dec(_CTX.subtract(a, b)) if isinstance(a, Decimal) else a - b
 
 
 def _mul(a: Any, b: Any) -> Any:
     a, b = _arith_operands(a, b)
-    return _CTX.multiply(a, b) if isinstance(a, Decimal) else a * b
+    return _dec(_CTX.multiply(a, b)) if isinstance(a, Decimal) else a * b
 
 
 def _div(a: Any, b: Any, divisor_precision: Optional[int] = None) -> Any:
@@ -252,9 +257,9 @@ def _div(a: Any, b: Any, divisor_precision: Optional[int] = None) -> Any:
     if not isinstance(a, Decimal):
         return float(a) / float(b)
     if divisor_precision is None:
-        return _CTX.divide(a, b)
+        return _dec(_CTX.divide(a, b))
     scale = max(6, max(0, -a.as_tuple().exponent) + divisor_precision + 1)
-    return _WIDE.divide(a, b).quantize(Decimal(1).scaleb(-scale), context=_WIDE)
+    return _dec(_WIDE.divide(a, b).quantize(Decimal(1).scaleb(-scale), context=_WIDE))
 
 
 def _mod(a: Any, b: Any) -> Any:
@@ -265,7 +270,7 @@ def _mod(a: Any, b: Any) -> Any:
     if isinstance(a, float):
         return math.fmod(a, b)
     if isinstance(a, Decimal):
-        return _CTX.remainder(a, b)
+        return _dec(_CTX.remainder(a, b))
     remainder = abs(a) % abs(b)
     return -remainder if a < 0 else remainder
 
@@ -285,7 +290,7 @@ def _intdiv(a: Any, b: Any) -> int:
 
 def _negate(v: Any) -> Any:
     if isinstance(v, Decimal):
-        return _CTX.minus(v)
+        return _dec(_CTX.minus(v))
     if _is_number(v) or isinstance(v, dt.timedelta):
         return -v
     raise TypeError(f"cannot negate {_type_name(v)} {v!r}")
@@ -315,7 +320,7 @@ def _round_half_up(v: Any, digits: int) -> Any:
         return v if digits >= 0 else int(Decimal(v).quantize(step, context=_WIDE))
     if digits >= -v.as_tuple().exponent:
         return v
-    rounded = v.quantize(step, context=_WIDE)
+    rounded = _dec(v.quantize(step, context=_WIDE))
     return rounded if digits >= 0 else rounded.quantize(Decimal(1), context=_WIDE)
 
 
@@ -325,7 +330,7 @@ def _integral(rounding: str) -> Callable[[Any], Any]:
 
     def apply(v: Any) -> Any:
         if isinstance(v, Decimal):
-            return v.to_integral_value(rounding=rounding, context=_WIDE)
+            return _dec(v.to_integral_value(rounding=rounding, context=_WIDE))
         if isinstance(v, float):
             if v != v:
                 return 0
@@ -453,7 +458,7 @@ def _to_decimal(v: Any, precision: int, scale: int) -> Decimal:
     if rounded is None or abs(rounded) >= Decimal(10) ** (precision - scale):
         raise OverflowError(f"[NUMERIC_VALUE_OUT_OF_RANGE] {v!r} cannot be represented "
                             f"as DECIMAL({precision},{scale})")
-    return rounded
+    return _dec(rounded)
 
 
 def _to_boolean(v: Any) -> bool:

@@ -1,0 +1,179 @@
+"""Compiling SQL to plans: byte stability, loading, validation, and the errors users see."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamplan.api import TableEnvironment, explain_plan
+from streamplan.errors import (ChangelogModeError, PlanFormatError, PlanningError, PlanVersionError,
+                               SqlSyntaxError, UnsupportedSqlError)
+from streamplan.plan import parse_plan
+
+pytestmark = pytest.mark.spark
+
+DDL = """
+CREATE TABLE L (k INT, v STRING, t TIMESTAMP(3),
+  WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE R (k INT, w STRING, t TIMESTAMP(3),
+  WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE Snk (k INT, v STRING, w STRING) WITH ('connector' = 'values');
+CREATE TABLE ChangeSnk (k INT, v STRING, w STRING)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+JOIN = ("SELECT {hint} L.k, L.v, R.w FROM L {kind} JOIN R ON L.k = R.k "
+        "AND L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND")
+
+
+@pytest.fixture()
+def env(spark):
+    environment = TableEnvironment(spark=spark)
+    environment.execute_sql(DDL)
+    return environment
+
+
+def compile_join(env, kind="LEFT", hint="", sink="ChangeSnk"):
+    return env.compile_sql(f"INSERT INTO {sink} " + JOIN.format(hint=hint, kind=kind))
+
+
+def test_same_script_compiles_to_the_same_bytes(env, spark):
+    first = compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json_text()
+    other = TableEnvironment(spark=spark)
+    other.execute_sql(DDL)
+    assert compile_join(other, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json_text() == first
+
+
+def test_plan_round_trips_through_json(env):
+    plan = compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */")
+    assert parse_plan(plan.to_json_text()).to_json_text() == plan.to_json_text()
+
+
+def test_interval_join_plan_records_bounds_keys_and_early_fire(env):
+    node = next(n for n in compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json()["nodes"]
+                if n["type"] == "stream-exec-interval-join_1")
+    assert node["intervalJoinSpec"]["windowBounds"]["leftLowerBound"] == -5000
+    assert node["intervalJoinSpec"]["windowBounds"]["leftUpperBound"] == 10000
+    assert node["intervalJoinSpec"]["joinSpec"]["joinType"] == "LEFT"
+    assert node["earlyFireDelay"] == "2000 ms" and node["earlyFireTimeMode"] == "ROWTIME"
+    assert node["configuration"] == {"table.exec.interval-join.min-cleanup-interval": "0 ms"}
+
+
+def test_plan_without_hint_omits_the_additive_early_fire_fields(env):
+    plan = compile_join(env, sink="Snk").to_json()
+    join = next(n for n in plan["nodes"] if n["type"] == "stream-exec-interval-join_1")
+    assert "earlyFireDelay" not in join and "earlyFireTimeMode" not in join
+
+
+@pytest.mark.parametrize("condition, lower, upper", [
+    ("L.t >= R.t - INTERVAL '5' SECOND AND L.t <= R.t + INTERVAL '10' SECOND", -5000, 10000),
+    ("L.t > R.t - INTERVAL '5' SECOND AND L.t < R.t + INTERVAL '10' SECOND", -4999, 9999),
+    ("R.t BETWEEN L.t - INTERVAL '1' MINUTE AND L.t", 0, 60000),
+    ("R.t <= L.t + INTERVAL '2' SECOND AND R.t >= L.t", -2000, 0),
+    ("L.t = R.t", 0, 0),
+])
+def test_time_bounds_in_all_comparison_forms(env, condition, lower, upper):
+    plan = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND {condition}")
+    bounds = next(n for n in plan.to_json()["nodes"]
+                  if n["type"] == "stream-exec-interval-join_1")["intervalJoinSpec"]["windowBounds"]
+    assert (bounds["leftLowerBound"], bounds["leftUpperBound"]) == (lower, upper)
+
+
+def test_extra_join_predicates_become_the_join_filter(env):
+    plan = env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND "
+                           "L.t BETWEEN R.t AND R.t + INTERVAL '1' SECOND AND L.v <> R.w")
+    spec = next(n for n in plan.to_json()["nodes"]
+                if n["type"] == "stream-exec-interval-join_1")["intervalJoinSpec"]["joinSpec"]
+    assert spec["nonEquiCondition"] == "`v` <> `w`"
+
+
+def test_early_fire_into_insert_only_sink_names_the_hint(env):
+    with pytest.raises(ChangelogModeError, match=r"Table sink 'Snk' doesn't support consuming update.*"
+                                                 r"EARLY_FIRE\('delay'='2000 ms'\)"):
+        compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */", sink="Snk")
+
+
+def test_early_fire_on_inner_join_stays_insert_only(env):
+    compile_join(env, kind="INNER", hint="/*+ EARLY_FIRE('delay'='2s') */", sink="Snk")
+
+
+@pytest.mark.parametrize("hint, message", [
+    ("EARLY_FIRE('time_mode'='rowtime')", "EARLY_FIRE needs option 'delay'"),
+    ("EARLY_FIRE('delay'='soon')", "option 'delay': 'soon' is not a duration"),
+    ("EARLY_FIRE('delay'='0s')", "'delay' must be positive"),
+    ("EARLY_FIRE('delay'='1s', 'mode'='x')", "unknown option 'mode'"),
+    ("EARLY_FIRE('delay'='1s', 'time_mode'='wallclock')", "'time_mode' must be 'rowtime' or 'proctime'"),
+    ("EARLY_FIRE('delay'='1s', 'time_mode'='proctime')", "single time mode"),
+    ("BROADCAST('a'='b')", "unknown hint 'BROADCAST'"),
+])
+def test_early_fire_planning_errors_name_key_and_reason(env, hint, message):
+    with pytest.raises(PlanningError, match=message):
+        compile_join(env, hint=f"/*+ {hint} */")
+
+
+def test_early_fire_error_points_at_the_hint(env):
+    with pytest.raises(PlanningError, match=r"^<script>:1:\d+: EARLY_FIRE needs option 'delay'"):
+        compile_join(env, hint="/*+ EARLY_FIRE('time_mode'='rowtime') */")
+
+
+@pytest.mark.parametrize("sql, construct", [
+    ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY k, v", "GROUP BY"),
+    ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k", "regular join"),
+    ("INSERT INTO Snk SELECT k, v, v FROM (SELECT * FROM L)", "subquery"),
+    ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
+])
+def test_unsupported_constructs_are_named(env, sql, construct):
+    with pytest.raises(UnsupportedSqlError, match=construct):
+        env.compile_sql(sql)
+
+
+def test_syntax_errors_report_line_and_column(env):
+    with pytest.raises(SqlSyntaxError) as err:
+        env.execute_sql("SET 'a' = 'b';\nINSERT INTO Snk SELEC k FROM L")
+    assert (err.value.line, err.value.column) == (2, 17)
+
+
+def test_unknown_column_and_table_are_named(env):
+    with pytest.raises(PlanningError, match="column 'nope' not found"):
+        env.compile_sql("INSERT INTO Snk SELECT k, nope, v FROM L")
+    with pytest.raises(PlanningError, match="table 'Nope' is not defined"):
+        env.compile_sql("INSERT INTO Snk SELECT * FROM Nope")
+
+
+def test_column_count_mismatch_with_sink(env):
+    with pytest.raises(PlanningError, match=r"column count of the query \(2\) and of sink 'Snk' \(3"):
+        env.compile_sql("INSERT INTO Snk SELECT k, v FROM L")
+
+
+def test_edited_plan_with_unknown_node_type_fails_naming_node(env):
+    raw = compile_join(env, sink="Snk").to_json()
+    raw["nodes"][4]["type"] = "stream-exec-teleport_1"
+    with pytest.raises(PlanFormatError, match=r"node 5: unknown node type 'stream-exec-teleport_1'"):
+        parse_plan(json.dumps(raw), "edited.json")
+
+
+def test_edited_plan_with_removed_version_says_which_versions_exist(env):
+    raw = compile_join(env, sink="Snk").to_json()
+    raw["nodes"][4]["type"] = "stream-exec-interval-join_7"
+    with pytest.raises(PlanVersionError, match=r"version 7 of 'stream-exec-interval-join' is not "
+                                               r"supported by engine 0.1 \(supported versions: 1\)"):
+        parse_plan(json.dumps(raw), "edited.json")
+
+
+def test_edited_plan_with_missing_field_names_node_and_field(env):
+    raw = compile_join(env, sink="Snk").to_json()
+    del raw["nodes"][4]["intervalJoinSpec"]
+    with pytest.raises(PlanFormatError, match=r"edited.json: node 5 .* field 'intervalJoinSpec': Field required"):
+        parse_plan(json.dumps(raw), "edited.json")
+
+
+def test_plan_older_than_min_plan_version_is_refused_with_remedy(env):
+    raw = compile_join(env, sink="Snk").to_json()
+    raw["engineVersion"] = "0.0"
+    with pytest.raises(PlanVersionError, match="needs a plan compiled by engine >= 0.1.*Migrate: recompile"):
+        parse_plan(json.dumps(raw), "old.json")
+
+
+def test_state_ttl_edits_survive_explain(env):
+    text = explain_plan(compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */"))
+    assert "IntervalJoin(joinType=[LeftOuterJoin]" in text
+    assert "changelog=I,UB,UA" in text

@@ -1,0 +1,70 @@
+"""Registry rules: checked at import, with errors that name the class."""
+from __future__ import annotations
+
+import pytest
+
+from streamplan.errors import RegistryError
+from streamplan.nodes.calc import StreamExecCalc
+from streamplan.nodes.metadata import REGISTRY, Registry, exec_node
+
+
+def fresh_class(*annotations, base=StreamExecCalc, name="Probe"):
+    cls = type(name, (base,), {"__module__": "tests.fake_nodes"})
+    for annotation in reversed(annotations):
+        cls = annotation(cls)
+    return cls
+
+
+def test_one_class_can_serve_several_versions():
+    cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1", min_state_version="0.1"),
+                      exec_node(name="probe", version=2, min_plan_version="0.1", min_state_version="0.1"))
+    registry = Registry()
+    registry.register(cls)
+    assert registry.latest("probe").version == 2
+    assert registry.resolve("probe_1")[0] is cls
+
+
+def test_duplicate_name_and_version_is_rejected_naming_both_classes():
+    registry = Registry()
+    registry.register(fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1",
+                                            min_state_version="0.1"), name="First"))
+    with pytest.raises(RegistryError, match="Second: node type 'probe_1' is already registered by First"):
+        registry.register(fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1",
+                                                min_state_version="0.1"), name="Second"))
+
+
+def test_consumed_option_must_exist_in_options_registry():
+    cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1", min_state_version="0.1",
+                                consumed_options=("table.exec.no-such-option",)))
+    with pytest.raises(RegistryError, match=r"Probe \(probe_1\) consumes option 'table.exec.no-such-option'"):
+        Registry().register(cls)
+
+
+def test_consumed_option_may_be_named_by_its_fallback_key():
+    cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1", min_state_version="0.1",
+                                consumed_options=("table.exec.state-retention",)))
+    Registry().register(cls)
+
+
+def test_class_without_annotation_is_rejected():
+    with pytest.raises(RegistryError, match="Bare has no @exec_node annotation"):
+        Registry().register(fresh_class(name="Bare"))
+
+
+def test_min_versions_may_not_be_above_the_engine():
+    cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="9.0", min_state_version="0.1"))
+    with pytest.raises(RegistryError, match="min_plan_version 9.0 is above the engine version"):
+        Registry().register(cls)
+
+
+def test_unsupported_node_names_cannot_also_be_registered():
+    cls = fresh_class(exec_node(name="stream-exec-join", version=1, min_plan_version="0.1",
+                                min_state_version="0.1"))
+    with pytest.raises(RegistryError, match="both registered and listed as unsupported"):
+        Registry().register(cls)
+
+
+def test_the_shipped_registry_has_the_expected_node_versions():
+    assert [m.type_id for m in REGISTRY.all_metadata()] == [
+        "stream-exec-calc_1", "stream-exec-interval-join_1", "stream-exec-sink_1",
+        "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1"]

@@ -36,7 +36,6 @@ T = exp.DataType.Type
 _CTX = Context(prec=38, rounding=ROUND_HALF_UP)    # Spark's DECIMAL(38) cap, Java's HALF_UP
 _WIDE = Context(prec=100, rounding=ROUND_HALF_UP)  # quantize without spurious precision errors
 _EPOCH = dt.datetime(1970, 1, 1)
-_DAY = dt.timedelta(days=1)
 _WHITESPACE = "".join(map(chr, range(33)))         # Spark trims all chars <= ' ' before casts
 _HINT = ("The condition is evaluated in Python inside the stateful operator (see "
          "streamplan/runtime/pyeval.py for what it supports); rewrite it with supported "
@@ -209,21 +208,34 @@ def _arith_operands(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-def _shift(t: Any, delta: dt.timedelta) -> Any:
-    """Timestamp/date/interval plus an interval; a DATE stays a DATE for whole days."""
-    if isinstance(t, dt.date) and not isinstance(t, dt.datetime):
-        if delta % _DAY == dt.timedelta(0):
-            return t + delta
-        t = _to_timestamp(t)
-    return t + delta
+class _Days(dt.timedelta):
+    """An INTERVAL DAY (from a DAY/WEEK literal or DATE - DATE): a DATE plus it stays a DATE."""
+
+    @classmethod
+    def of(cls, delta: dt.timedelta) -> "_Days":
+        return cls(delta.days, delta.seconds, delta.microseconds)
+
+
+def _is_date(v: Any) -> bool:
+    return isinstance(v, dt.date) and not isinstance(v, dt.datetime)
+
+
+def _shift(t: Any, delta: dt.timedelta, sign: int) -> Any:
+    """DATE/TIMESTAMP/INTERVAL plus (sign 1) or minus (sign -1) an interval."""
+    moved = t + delta if sign > 0 else t - delta
+    if isinstance(delta, _Days) and isinstance(t, _Days):
+        return _Days.of(moved)
+    if _is_date(t) and not isinstance(delta, _Days):   # DATE + hours is a TIMESTAMP
+        return _to_timestamp(t) + delta if sign > 0 else _to_timestamp(t) - delta
+    return moved
 
 
 def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, dt.timedelta) and isinstance(b, (dt.date, dt.timedelta)):
+    if isinstance(a, dt.timedelta) and isinstance(b, dt.date):
         a, b = b, a
     if isinstance(b, dt.timedelta) and isinstance(a, (dt.date, dt.timedelta)):
-        return _shift(a, b)
-    if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and type(b) is int:
+        return _shift(a, b, 1)
+    if _is_date(a) and type(b) is int:
         return a + dt.timedelta(days=b)                     # DATE + INT is date_add
     a, b = _arith_operands(a, b)
     return _dec(_CTX.add(a, b)) if isinstance(a, Decimal) else a + b
@@ -231,10 +243,12 @@ def _add(a: Any, b: Any) -> Any:
 
 def _sub(a: Any, b: Any) -> Any:
     if isinstance(b, dt.timedelta) and isinstance(a, (dt.date, dt.timedelta)):
-        return _shift(a, -b)
-    if isinstance(a, dt.date) and isinstance(b, dt.date):   # gives a day-time interval
+        return _shift(a, b, -1)
+    if _is_date(a) and _is_date(b):
+        return _Days.of(a - b)
+    if isinstance(a, dt.date) and isinstance(b, dt.date):   # an INTERVAL DAY TO SECOND
         return _to_timestamp(a) - _to_timestamp(b)
-    if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and type(b) is int:
+    if _is_date(a) and type(b) is int:
         return a - dt.timedelta(days=b)                     # DATE - INT is date_sub
     a, b = _arith_operands(a, b)
     return _dec(_CTX.subtract(a, b)) if isinstance(a, Decimal) else a - b
@@ -291,6 +305,8 @@ def _intdiv(a: Any, b: Any) -> int:
 def _negate(v: Any) -> Any:
     if isinstance(v, Decimal):
         return _dec(_CTX.minus(v))
+    if isinstance(v, _Days):
+        return _Days.of(-v)
     if _is_number(v) or isinstance(v, dt.timedelta):
         return -v
     raise TypeError(f"cannot negate {_type_name(v)} {v!r}")
@@ -569,21 +585,30 @@ _CASTS = {T.DOUBLE: _to_double, T.FLOAT: _to_float32, T.BOOLEAN: _to_boolean, T.
 
 # ----------------------------------------------------------------------------- builders
 
-def _strict(op: Callable[..., Any], *arg_names: str) -> Callable[[_Compiler, exp.Expression], Fn]:
-    """Builder for a NULL-propagating operator; like Spark, stops at the first NULL argument."""
+_BINARY = ("this", "expression")
+
+
+def _strict(op: Callable[..., Any], *arg_names: str,
+            divisor_first: bool = False) -> Callable[[_Compiler, exp.Expression], Fn]:
+    """Builder for a NULL-propagating operator; like Spark, stops at the first NULL argument.
+
+    Spark's / % DIV evaluate the divisor first, so `(1/0) % NULL` is NULL, not an error.
+    """
     def builder(c: _Compiler, node: exp.Expression) -> Fn:
         args = [c.build(node.args[name]) for name in arg_names]
         if len(args) == 1:
             arg = args[0]
             return lambda row: None if (v := arg(row)) is None else op(v)
-        left, right = args
+        first, second = args[::-1] if divisor_first else args
 
         def fn(row: Row) -> Any:
-            a = left(row)
+            a = first(row)
             if a is None:
                 return None
-            b = right(row)
-            return None if b is None else op(a, b)
+            b = second(row)
+            if b is None:
+                return None
+            return op(b, a) if divisor_first else op(a, b)
         return fn
     return builder
 
@@ -737,7 +762,7 @@ def _divide(c: _Compiler, node: exp.Div) -> Fn:
     if isinstance(divisor, exp.Literal) and not divisor.is_string and "e" not in divisor.this.lower():
         _, digits, exponent = Decimal(divisor.this).as_tuple()
         precision = max(len(digits), -exponent)            # Spark's DecimalType.fromLiteral
-    return _strict(lambda a, b: _div(a, b, precision), "this", "expression")(c, node)
+    return _strict(lambda a, b: _div(a, b, precision), *_BINARY, divisor_first=True)(c, node)
 
 
 def _case(c: _Compiler, node: exp.Case) -> Fn:
@@ -830,13 +855,8 @@ def _concat(c: _Compiler, node: exp.Expression) -> Fn:
     parts = [c.build(part) for part in (node.expressions or [node.this, node.expression])]
 
     def fn(row: Row) -> Optional[str]:
-        out = []
-        for part in parts:
-            value = part(row)
-            if value is None:
-                return None
-            out.append(_to_string(value))
-        return "".join(out)
+        values = [part(row) for part in parts]      # Spark evaluates every part first
+        return None if None in values else "".join(map(_to_string, values))
     return fn
 
 
@@ -845,10 +865,10 @@ def _substring(c: _Compiler, node: exp.Substring) -> Fn:
     length = c.build(node.args["length"]) if node.args.get("length") else _const((1 << 31) - 1)
 
     def fn(row: Row) -> Optional[str]:
-        s, pos, n = source(row), start(row), length(row)
-        if s is None or pos is None or n is None:
-            return None
-        return _substr(_to_string(s), _to_int(pos, 32), _to_int(n, 32))
+        s = source(row)
+        pos = None if s is None else start(row)
+        n = None if pos is None else length(row)
+        return None if n is None else _substr(_to_string(s), _to_int(pos, 32), _to_int(n, 32))
     return fn
 
 
@@ -876,10 +896,10 @@ def _interval(c: _Compiler, node: exp.Interval) -> Fn:
     pattern = r"[+-]?[0-9]+(\.[0-9]{1,6})?" if name == "SECOND" else r"[+-]?[0-9]+"
     if not re.fullmatch(pattern, text.strip()):
         raise c.unsupported(node, f"INTERVAL value {text!r} for unit {name}")
-    return _const(dt.timedelta(microseconds=int(Decimal(text.strip()) * _UNIT_MICROS[name])))
+    delta = dt.timedelta(microseconds=int(Decimal(text.strip()) * _UNIT_MICROS[name]))
+    return _const(_Days.of(delta) if name in ("DAY", "WEEK") else delta)
 
 
-_BINARY = ("this", "expression")
 # sqlglot node class -> (builder, the node arguments the builder understands); any other
 # argument that is set makes the construct unsupported instead of silently ignored.
 _BUILDERS: dict[type, tuple[Callable[[_Compiler, Any], Fn], tuple[str, ...]]] = {
@@ -909,8 +929,8 @@ _BUILDERS: dict[type, tuple[Callable[[_Compiler, Any], Fn], tuple[str, ...]]] = 
     exp.Sub: (_strict(_sub, *_BINARY), _BINARY),
     exp.Mul: (_strict(_mul, *_BINARY), _BINARY),
     exp.Div: (_divide, _BINARY + ("typed", "safe")),
-    exp.Mod: (_strict(_mod, *_BINARY), _BINARY),
-    exp.IntDiv: (_strict(_intdiv, *_BINARY), _BINARY),
+    exp.Mod: (_strict(_mod, *_BINARY, divisor_first=True), _BINARY),
+    exp.IntDiv: (_strict(_intdiv, *_BINARY, divisor_first=True), _BINARY),
     exp.Neg: (_strict(_negate, "this"), ("this",)),
     exp.Case: (_case, ("this", "ifs", "default")),
     exp.If: (_if, ("this", "true", "false")),

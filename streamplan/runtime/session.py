@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Optional
 
 DEFAULT_MASTER = "local[2]"
@@ -42,6 +43,7 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["TZ"] = "UTC"
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     time.tzset()
     from pyspark.sql import SparkSession
 
@@ -54,7 +56,9 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
     for key, value in _CONF.items():
         builder = builder.config(key, value)
-    builder = builder.config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+    log_config = Path(__file__).with_name("log4j2.properties")
+    builder = builder.config("spark.driver.extraJavaOptions",
+                             f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}")
     builder = builder.config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(os.environ.get("STREAMPLAN_SPARK_LOG_LEVEL", "ERROR"))

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# One entry point that sets everything up on a fresh machine (Java 17, the venv, the
+# project) and then runs what you ask for:
+#   ./run.sh demo      generate + restore the flagship program (INTERVAL_JOIN_EARLY_FIRE)
+#                      and run the bundled orders example on local Spark
+#   ./run.sh test      the whole test suite (what CI runs)
+#   ./run.sh <cmd...>  any command inside the venv, e.g. ./run.sh harness audit
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+java_major() {
+  java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1
+}
+
+ensure_java() {
+  if command -v java >/dev/null 2>&1 && [ "$(java_major)" -ge 17 ] 2>/dev/null; then
+    return
+  fi
+  say "installing Java 17 (Spark needs a JVM)"
+  if command -v apt-get >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  else
+    echo "error: Java 17+ is required and apt-get is not available; install a JDK 17 and retry" >&2
+    exit 1
+  fi
+}
+
+ensure_venv() {
+  local stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+  if [ ! -x .venv/bin/python ]; then
+    say "creating .venv"
+    python3 -m venv .venv
+  fi
+  if [ ! -f "$stamp" ]; then
+    say "installing streamplan and its dependencies into .venv"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[test]"
+    rm -f .venv/.installed-* && touch "$stamp"
+  fi
+}
+
+ensure_java
+ensure_venv
+export PATH="$PWD/.venv/bin:$PATH"
+export PYSPARK_PYTHON="$PWD/.venv/bin/python"
+
+case "${1:-demo}" in
+  demo)
+    say "flagship program: generate a fixture, then restore it (into a temp dir)"
+    python -m harness demo
+    say "bundled example: examples/orders"
+    work="$(mktemp -d)"
+    (cd examples/orders && streamplan compile orders.sql -o "$work/plan.json" \
+       && streamplan explain "$work/plan.json" \
+       && streamplan execute "$work/plan.json" --checkpoint "$work/checkpoint")
+    ;;
+  test)
+    shift
+    python -m pytest -q "$@"
+    ;;
+  *)
+    exec "$@"
+    ;;
+esac

@@ -239,6 +239,7 @@ class IntervalJoinCore:
 LEFT_CACHE, RIGHT_CACHE = "left-cache", "right-cache"
 LEFT_FIRED, RIGHT_FIRED = "left-early-fired", "right-early-fired"
 LEFT_CLEANUP, RIGHT_CLEANUP = "left-cleanup-time", "right-cleanup-time"
+LATE_ROWS = "late-rows"
 
 
 def state_layout(left_struct_ddl: str, right_struct_ddl: str) -> dict[str, dict[str, str]]:
@@ -250,7 +251,8 @@ def state_layout(left_struct_ddl: str, right_struct_ddl: str) -> dict[str, dict[
     fired = {"kind": "map", "key": "time BIGINT", "value": "fired ARRAY<BOOLEAN>"}
     timer = {"kind": "value", "value": "time BIGINT"}
     return {LEFT_CACHE: cache(left_struct_ddl), RIGHT_CACHE: cache(right_struct_ddl),
-            LEFT_FIRED: fired, RIGHT_FIRED: fired, LEFT_CLEANUP: timer, RIGHT_CLEANUP: timer}
+            LEFT_FIRED: fired, RIGHT_FIRED: fired, LEFT_CLEANUP: timer, RIGHT_CLEANUP: timer,
+            LATE_ROWS: {"kind": "value", "value": "count BIGINT"}}
 
 
 def _values(struct) -> tuple:
@@ -277,6 +279,8 @@ def _make_processor_class():
                           for side, name in (("L", LEFT_FIRED), ("R", RIGHT_FIRED))}
             self.cleanup = {side: handle.getValueState(name, spec[name]["value"])
                             for side, name in (("L", LEFT_CLEANUP), ("R", RIGHT_CLEANUP))}
+            # Per key; readable with Spark's state data source (stateVarName='late-rows').
+            self.late_rows = handle.getValueState(LATE_ROWS, spec[LATE_ROWS]["value"])
             self.predicate = None
             if self.params.condition:
                 from .pyeval import compile_predicate
@@ -324,6 +328,9 @@ def _make_processor_class():
                 core.process(side_is_left, row, keys_match, operator_time, left, right, out)
             self._store("L", left)
             self._store("R", right)
+            if core.late_rows:
+                counted = self.late_rows.get()
+                self.late_rows.update(((counted[0] if counted else 0) + core.late_rows,))
             for time in sorted(core.timers):
                 self.handle.registerTimer(time)
             names = self.params.output_names

@@ -83,3 +83,22 @@ def test_not_null_enforcer_drop_drops_the_row(env, tmp_path):
     data = feeds(plan, [{"Orders": [[1, "a", "2024-01-01 10:00:00"], [2, "b", "2024-01-01 10:00:01"]]}], True)
     result = env.execute_plan(plan, tmp_path / "ckpt", tmp_path / "out", data)
     assert result.sinks["Out"].texts == ["+I[1, a, 2024-01-01T10:00]"]
+
+
+def test_late_rows_are_not_cached_padded_at_once_and_counted(env, tmp_path, spark):
+    plan = env.compile_sql("""INSERT INTO Out SELECT o.id, o.customer, s.t
+        FROM Orders o LEFT JOIN Shipments s
+        ON o.id = s.id AND s.t BETWEEN o.t AND o.t + INTERVAL '5' SECOND""")
+    data = feeds(plan, [{"Orders": [[1, "on-time", "2024-01-01 10:00:00"], [7, "x", "2024-01-01 10:00:30"],
+                                    [2, "late", "2024-01-01 10:00:01"]],
+                         "Shipments": [[5, "2024-01-01 10:00:20"], [5, "2024-01-01 10:00:30"],
+                                       [2, "2024-01-01 10:00:02"]]}], True)
+    ckpt = tmp_path / "ckpt"
+    result = env.execute_plan(plan, ckpt, tmp_path / "out", data)
+    # The late order (watermark 10:00:19 > 10:00:01 + 5 s) is padded right away: its shipment,
+    # late too, finds no cached order to join.
+    assert sorted(result.sinks["Out"].texts) == ["+I[1, on-time, null]", "+I[2, late, null]",
+                                                 "+I[7, x, null]"]
+    counts = (spark.read.format("statestore").option("stateVarName", "late-rows")
+              .load(str(ckpt / f"sink-{plan.sinks[0].id}")).collect())
+    assert {row["key"][0]: row["value"][0] for row in counts} == {2: 2}

@@ -26,7 +26,7 @@ def _env(master: Optional[str], base: Path):
 
 
 def _fail(err: StreamPlanError) -> None:
-    errors.print(f"[bold red]error:[/] {err}", markup=True, highlight=False)
+    errors.print(f"[bold red]error:[/] {err}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(code=1)
 
 
@@ -51,7 +51,7 @@ def explain(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False)):
     from .plan import load_plan
 
     try:
-        console.print(explain_plan(load_plan(plan_file)), highlight=False, markup=False)
+        typer.echo(explain_plan(load_plan(plan_file)), nl=False)
     except StreamPlanError as err:
         _fail(err)
 
@@ -60,7 +60,7 @@ def _print_run(result) -> None:
     for name, sink in result.sinks.items():
         console.print(f"[bold]{name}[/]: {len(sink.rows)} changelog row(s)")
         for text in sink.texts:
-            console.print(f"  {text}", highlight=False, markup=False)
+            typer.echo(f"  {text}")
 
 
 @app.command()
@@ -95,7 +95,7 @@ def run(script: Path = typer.Argument(..., exists=True, dir_okay=False),
         env.checkpoint_dir, env.output_dir = checkpoint, output
         for result in env.execute_sql(script.read_text(), str(script)):
             if result.kind == "explained":
-                console.print(result.detail, highlight=False, markup=False)
+                typer.echo(result.detail, nl=False)
             elif result.run is not None:
                 _print_run(result.run)
             elif result.kind in ("compiled", "skipped"):

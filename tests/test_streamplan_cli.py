@@ -1,0 +1,70 @@
+"""The streamplan command line and the plan statements of scripts."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from streamplan.api import TableEnvironment
+from streamplan.cli import app
+
+pytestmark = pytest.mark.spark
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "orders"
+runner = CliRunner()
+
+
+@pytest.fixture()
+def example(tmp_path, spark):
+    target = tmp_path / "orders"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def test_compile_twice_gives_identical_bytes_and_explain_reads_it(example):
+    for name in ("a.json", "b.json"):
+        result = runner.invoke(app, ["compile", str(example / "orders.sql"), "-o", str(example / name)])
+        assert result.exit_code == 0, result.output
+    assert (example / "a.json").read_bytes() == (example / "b.json").read_bytes()
+    explained = runner.invoke(app, ["explain", str(example / "a.json")])
+    assert explained.exit_code == 0
+    assert "Sink(table=[OrderShipments]" in explained.output
+    assert "earlyFire=[delay=2000 ms, timeMode=ROWTIME]" in explained.output
+
+
+def test_explain_of_a_broken_plan_says_what_and_where(example):
+    runner.invoke(app, ["compile", str(example / "orders.sql"), "-o", str(example / "p.json")])
+    raw = json.loads((example / "p.json").read_text())
+    raw["nodes"][2]["type"] = "stream-exec-warp-drive_1"
+    (example / "p.json").write_text(json.dumps(raw))
+    result = runner.invoke(app, ["explain", str(example / "p.json")])
+    assert result.exit_code == 1
+    assert "node 3: unknown node type 'stream-exec-warp-drive_1'" in result.output
+
+
+def test_compile_reports_syntax_errors_with_position(example):
+    (example / "bad.sql").write_text("CREATE TABLE t (a INT) WITH ('connector'='values');\n"
+                                     "INSERT INTO t SELECT a FROM t WHERE (a > 1;\n")
+    result = runner.invoke(app, ["compile", str(example / "bad.sql"), "-o", str(example / "x.json")])
+    assert result.exit_code == 1
+    assert "bad.sql:2:" in result.output and "syntax error" in result.output
+    assert not (example / "x.json").exists()
+
+
+def test_script_plan_statements_compile_explain_and_execute(example, spark):
+    script = (example / "orders.sql").read_text().replace(
+        "INSERT INTO OrderShipments", "COMPILE PLAN 'plan.json' FOR INSERT INTO OrderShipments")
+    script += "\nEXPLAIN PLAN 'plan.json';\nEXECUTE PLAN 'plan.json';\n"
+    env = TableEnvironment(spark=spark, base_dir=example, checkpoint_dir=example / "ckpt",
+                           output_dir=example / "out")
+    compiled, explained, executed = env.execute_sql(script)[-3:]
+    assert compiled.kind == "compiled" and (example / "plan.json").exists()
+    assert "IntervalJoin(joinType=[LeftOuterJoin]" in explained.detail
+    texts = executed.run.sinks["OrderShipments"].texts
+    assert "-U[3, CAROL, 5.25, null, null]" in texts and "+U[3, CAROL, 5.25, 103, 2024-01-01T10:00:07]" in texts
+    again = TableEnvironment(spark=spark, base_dir=example)
+    with pytest.raises(Exception, match="already exists"):
+        again.execute_sql((example / "orders.sql").read_text().replace(
+            "INSERT INTO OrderShipments", "COMPILE PLAN 'plan.json' FOR INSERT INTO OrderShipments"))

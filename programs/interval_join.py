@@ -1,0 +1,181 @@
+"""Table test programs for stream-exec-interval-join (event time, with EARLY_FIRE).
+
+Every row is its own micro-batch and the i-th rows of both tables share one; the watermark
+after a batch is min(max L.t, max R.t) - 1 s. Times below are seconds after 10:00:00.
+The comments trace why each expected row appears when it does.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+WATERMARK = "INTERVAL '1' SECOND"
+SINK_SCHEMA = ("lk INT", "lv STRING", "rk INT", "rv STRING")
+SELECT = "SELECT {hint}L.k, L.lv, R.k, R.rv FROM L {join} R ON L.k = R.k AND {bounds}{extra}"
+WINDOW_2S = "L.lt BETWEEN R.rt - INTERVAL '2' SECOND AND R.rt + INTERVAL '2' SECOND"
+WINDOW_5S = "L.lt BETWEEN R.rt - INTERVAL '5' SECOND AND R.rt + INTERVAL '5' SECOND"
+NEGATIVE_WINDOW = "L.lt BETWEEN R.rt + INTERVAL '2' SECOND AND R.rt - INTERVAL '2' SECOND"
+
+
+def at(second: int) -> str:
+    return f"2024-01-01 10:00:{second:02d}"
+
+
+def source(name: str, side: str, before: list[tuple], after: list[tuple]) -> SourceTestStep:
+    """A table `name` (k, <side>v, <side>t) with a watermark, rows given as (k, v, second)."""
+    return (SourceTestStep.new_builder(name)
+            .add_schema("k INT", f"{side}v STRING", f"{side}t TIMESTAMP(3)",
+                        f"WATERMARK FOR {side}t AS {side}t - {WATERMARK}")
+            .producing_before_restore(*[[k, v, at(s)] for k, v, s in before])
+            .producing_after_restore(*[[k, v, at(s)] for k, v, s in after])
+            .build())
+
+
+def sink(before: list[str], after: list[str], changelog: bool = False) -> SinkTestStep:
+    builder = SinkTestStep.new_builder("S").add_schema(*SINK_SCHEMA)
+    if changelog:
+        builder = builder.add_option("sink-insert-only", "false")
+    return builder.consuming_before_restore(*before).consuming_after_restore(*after).build()
+
+
+def program(id: str, description: str, join: str, expected: tuple[list[str], list[str]],
+            sources: tuple[SourceTestStep, SourceTestStep], bounds: str = WINDOW_2S, hint: str = "",
+            extra: str = "", changelog: bool = False, config: dict[str, str] | None = None):
+    builder = TableTestProgram.of(id, description)
+    for key, value in (config or {}).items():
+        builder = builder.setup_config(key, value)
+    return (builder.setup_table_source(sources[0]).setup_table_source(sources[1])
+            .setup_table_sink(sink(*expected, changelog=changelog))
+            .run_sql("INSERT INTO S " + SELECT.format(hint=f"/*+ {hint} */ " if hint else "",
+                                                      join=join, bounds=bounds, extra=extra))
+            .build())
+
+
+# --- dataset D: window ±2 s -------------------------------------------------------------------
+# before: step0 L1@1 R1@2 (join) | step1 L2@2 R2@5 | step2 L3@3 R9@3 | step3 L5@8 R9x@9
+#         -> watermark 7 s at the tick: L2 (cleanup 4.001) and L3 (5.001) expire unmatched,
+#            R9@3 (5.001) expires unmatched; R2@5 (7.001) stays cached across the restore.
+# after:  step5 L(2,a2x)@6 joins the restored R2@5; R3@6 finds L3 gone | step6 L4@9 R4@10 join
+#         -> end of input: L5, R3, R9x expire unmatched.
+D = (source("L", "l", [(1, "a1", 1), (2, "a2", 2), (3, "a3", 3), (5, "a5", 8)],
+            [(2, "a2x", 6), (4, "a4", 9)]),
+     source("R", "r", [(1, "b1", 2), (2, "b2", 5), (9, "b9", 3), (9, "b9x", 9)],
+            [(3, "b3", 6), (4, "b4", 10)]))
+JOINED = (["+I[1, a1, 1, b1]"], ["+I[2, a2x, 2, b2]", "+I[4, a4, 4, b4]"])
+LEFT_PADS = (["+I[2, a2, null, null]", "+I[3, a3, null, null]"], ["+I[5, a5, null, null]"])
+RIGHT_PADS = (["+I[null, null, 9, b9]"], ["+I[null, null, 3, b3]", "+I[null, null, 9, b9x]"])
+
+
+def plus(*parts: tuple[list[str], list[str]]) -> tuple[list[str], list[str]]:
+    return [row for part in parts for row in part[0]], [row for part in parts for row in part[1]]
+
+
+INTERVAL_JOIN_EVENT_TIME = program(
+    "interval-join-event-time", "inner event-time interval join; a right row cached before "
+    "the restore joins a left row after it", "JOIN", JOINED, D)
+
+INTERVAL_JOIN_LEFT_OUTER = program(
+    "interval-join-left-outer", "left outer join pads unmatched left rows when they expire, "
+    "before and after the restore", "LEFT JOIN", plus(JOINED, LEFT_PADS), D)
+
+INTERVAL_JOIN_RIGHT_OUTER = program(
+    "interval-join-right-outer", "right outer join pads unmatched right rows when they expire",
+    "RIGHT JOIN", plus(JOINED, RIGHT_PADS), D)
+
+INTERVAL_JOIN_FULL_OUTER = program(
+    "interval-join-full-outer", "full outer join pads unmatched rows of both sides",
+    "FULL OUTER JOIN", plus(JOINED, LEFT_PADS, RIGHT_PADS), D)
+
+# A negative window (lower bound above upper bound) never matches: outer rows are padded at once.
+ALL_LEFT_PADDED = (["+I[1, a1, null, null]", "+I[2, a2, null, null]", "+I[3, a3, null, null]",
+                    "+I[5, a5, null, null]"], ["+I[2, a2x, null, null]", "+I[4, a4, null, null]"])
+INTERVAL_JOIN_NEGATIVE_WINDOW = program(
+    "interval-join-negative-window", "a negative window never matches; left rows are padded "
+    "immediately", "LEFT JOIN", ALL_LEFT_PADDED, D, bounds=NEGATIVE_WINDOW)
+
+# The join filter rejects R2 for L(2, a2x), which is then padded at the end of input.
+INTERVAL_JOIN_NON_EQUI_FILTER = program(
+    "interval-join-non-equi-filter", "extra ON predicates filter matches; a row whose only "
+    "candidate fails the filter is padded", "LEFT JOIN",
+    (["+I[1, a1, 1, b1]", "+I[2, a2, null, null]", "+I[3, a3, null, null]"],
+     ["+I[4, a4, 4, b4]", "+I[5, a5, null, null]", "+I[2, a2x, null, null]"]),
+    D, extra=" AND R.rv <> 'b2'")
+
+# min-cleanup-interval 3 s moves every cleanup 3 s later: at the before tick (watermark 7 s)
+# nothing expires yet, so L2 and L3 are padded only after the restore (L2 at watermark 8 s).
+INTERVAL_JOIN_MIN_CLEANUP_INTERVAL = program(
+    "interval-join-min-cleanup-interval", "a larger min cleanup interval holds rows longer; the "
+    "persisted option is used on restore", "LEFT JOIN",
+    (["+I[1, a1, 1, b1]"],
+     ["+I[2, a2x, 2, b2]", "+I[4, a4, 4, b4]", "+I[2, a2, null, null]", "+I[3, a3, null, null]",
+      "+I[5, a5, null, null]"]),
+    D, config={"table.exec.interval-join.min-cleanup-interval": "3 s"})
+
+# --- EARLY_FIRE, window ±5 s, delay 2 s ---------------------------------------------------------
+# before: L1@1 L2@2 L3@5 vs unrelated right rows; the tick at watermark 4 s fires L1 (at 3 s)
+#         and L2 (at 4 s): both padded as +I and marked fired; the rows stay cached (expire 6.001).
+# after:  R1@4 matches fired L1: -U pad, +U match; R1x@5 matches L1 again: plain +I;
+#         R3@8 matches L3, not fired yet (fires at 7 s): plain +I; L2 expires already fired:
+#         nothing; L4@9 fires once at the end of input.
+INTERVAL_JOIN_EARLY_FIRE = program(
+    "interval-join-early-fire", "LEFT join with EARLY_FIRE: a row padded early before the "
+    "restore is retracted and corrected after it, so the fired marker must survive",
+    "LEFT JOIN",
+    (["+I[1, a1, null, null]", "+I[2, a2, null, null]"],
+     ["-U[1, a1, null, null]", "+U[1, a1, 1, b1]", "+I[1, a1, 1, b1x]", "+I[3, a3, 3, b3]",
+      "+I[4, a4, null, null]"]),
+    (source("L", "l", [(1, "a1", 1), (2, "a2", 2), (3, "a3", 5)], [(4, "a4", 9)]),
+     source("R", "r", [(8, "x", 3), (8, "y", 5), (8, "z", 6)],
+            [(1, "b1", 4), (1, "b1x", 5), (3, "b3", 8)])),
+    bounds=WINDOW_5S, hint="EARLY_FIRE('delay'='2s')", changelog=True)
+
+INTERVAL_JOIN_EARLY_FIRE_RIGHT = program(
+    "interval-join-early-fire-right", "RIGHT join with EARLY_FIRE pads right rows early and "
+    "corrects them after the restore", "RIGHT JOIN",
+    (["+I[null, null, 1, b1]", "+I[null, null, 2, b2]"],
+     ["-U[null, null, 1, b1]", "+U[1, a1, 1, b1]", "+I[1, a1x, 1, b1]", "+I[3, a3, 3, b3]",
+      "+I[null, null, 4, b4]"]),
+    (source("L", "l", [(8, "x", 3), (8, "y", 5), (8, "z", 6)],
+            [(1, "a1", 4), (1, "a1x", 5), (3, "a3", 8)]),
+     source("R", "r", [(1, "b1", 1), (2, "b2", 2), (3, "b3", 5)], [(4, "b4", 9)])),
+    bounds=WINDOW_5S, hint="EARLY_FIRE('delay'='2s')", changelog=True)
+
+# before: L1@1 and R2@1 fire at the tick (watermark 4 s); after: L2@3 and R1@4 correct them.
+INTERVAL_JOIN_EARLY_FIRE_FULL = program(
+    "interval-join-early-fire-full", "FULL join with EARLY_FIRE fires and corrects both sides",
+    "FULL JOIN",
+    (["+I[1, a1, null, null]", "+I[null, null, 2, b2]"],
+     ["-U[null, null, 2, b2]", "+U[2, a2, 2, b2]", "-U[1, a1, null, null]", "+U[1, a1, 1, b1]",
+      "+I[5, a5, null, null]", "+I[null, null, 6, b6]"]),
+    (source("L", "l", [(1, "a1", 1), (5, "a5", 5)], [(2, "a2", 3)]),
+     source("R", "r", [(2, "b2", 1), (6, "b6", 5)], [(1, "b1", 4)])),
+    bounds=WINDOW_5S, hint="EARLY_FIRE('delay'='2s')", changelog=True)
+
+# Delay 5 s beyond the ±2 s window: L1 expires (3.001 s) before it would fire (6 s) and is
+# padded by expiry; its fire timer, restored from the checkpoint, finds nothing. L2 likewise
+# (expires 7.001 s, would fire at 10 s); L3 is due to fire and expire at the same end of input:
+# one +I.
+INTERVAL_JOIN_EARLY_FIRE_SINGLE_FIRE = program(
+    "interval-join-early-fire-single-fire", "with a delay beyond the window span each row is "
+    "padded exactly once, by expiry or by the early fire", "LEFT JOIN",
+    (["+I[1, a1, null, null]"], ["+I[2, a2, null, null]", "+I[3, a3, null, null]"]),
+    (source("L", "l", [(1, "a1", 1), (2, "a2", 5)], [(3, "a3", 20)]),
+     source("R", "r", [(9, "x", 1), (9, "y", 9)], [(1, "b1", 2), (9, "z", 21)])),
+    hint="EARLY_FIRE('delay'='5s')", changelog=True)
+
+# The hint leaves inner joins and negative windows append-only: an insert-only sink accepts them.
+INTERVAL_JOIN_EARLY_FIRE_IGNORED_INNER = program(
+    "interval-join-early-fire-ignored-inner", "EARLY_FIRE on an INNER join changes nothing; it "
+    "stays append-only", "JOIN", JOINED, D, hint="EARLY_FIRE('delay'='1s')")
+
+INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW = program(
+    "interval-join-early-fire-ignored-negative-window", "EARLY_FIRE on a negative window changes "
+    "nothing; rows are padded at once, append-only", "LEFT JOIN", ALL_LEFT_PADDED, D,
+    bounds=NEGATIVE_WINDOW, hint="EARLY_FIRE('delay'='1s')")
+
+PROGRAMS = [
+    INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
+    INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
+    INTERVAL_JOIN_MIN_CLEANUP_INTERVAL, INTERVAL_JOIN_EARLY_FIRE, INTERVAL_JOIN_EARLY_FIRE_RIGHT,
+    INTERVAL_JOIN_EARLY_FIRE_FULL, INTERVAL_JOIN_EARLY_FIRE_SINGLE_FIRE,
+    INTERVAL_JOIN_EARLY_FIRE_IGNORED_INNER, INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW,
+]

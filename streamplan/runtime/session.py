@@ -27,6 +27,8 @@ _CONF = {
     "spark.sql.streaming.minBatchesToRetain": "3",
     "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false",
     "spark.driver.memory": "1g",
+    # Python workers connect back to the JVM; on a loaded 2-core machine 15 s is not enough.
+    "spark.python.authenticate.socketTimeout": "120s",
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
@@ -44,6 +46,7 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["TZ"] = "UTC"
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("SPARK_AUTH_SOCKET_TIMEOUT", "120")   # driver side of the same timeout
     time.tzset()
     from pyspark.sql import SparkSession
 

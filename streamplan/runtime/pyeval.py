@@ -31,7 +31,7 @@ from ..errors import PlanningError, SqlSyntaxError, UnsupportedSqlError
 
 Row = Mapping[str, Any]
 Fn = Callable[[Row], Any]
-T = exp.DataType.Type
+_T = exp.DataType.Type
 
 _CTX = Context(prec=38, rounding=ROUND_HALF_UP)    # Spark's DECIMAL(38) cap, Java's HALF_UP
 _WIDE = Context(prec=100, rounding=ROUND_HALF_UP)  # quantize without spurious precision errors
@@ -47,8 +47,10 @@ _HINT = ("The condition is evaluated in Python inside the stateful operator (see
 def compile_predicate(sql: str, *, columns: Optional[Collection[str]] = None,
                       context: str = "a join condition") -> Callable[[Row], Optional[bool]]:
     """Compile a Spark SQL boolean expression; the callable returns True, False or None (NULL)."""
-    node = _parse(sql)
-    if isinstance(node, _VALUE_NODES):
+    node = root = _parse(sql)
+    while isinstance(root, exp.Paren):
+        root = root.this
+    if isinstance(root, _VALUE_NODES):
         raise UnsupportedSqlError(f"non-BOOLEAN expression `{sql}` as {context}", hint=_HINT)
     fn = _Compiler(columns, context).build(node)
 
@@ -109,7 +111,7 @@ class _Compiler:
                 value = fn({})
             except (ArithmeticError, ValueError, TypeError):
                 return fn              # ... but an error surfaces per row, as in Spark
-            return lambda row: value
+            return _const(value)
         return fn
 
     def constant(self, node: exp.Expression, what: str) -> Any:
@@ -148,8 +150,23 @@ def _describe(node: exp.Expression) -> str:
     return f"{type(node).__name__.upper()} `{node.sql(dialect='spark')}`"
 
 
-def _const(value: Any) -> Fn:
-    return lambda row: value
+class _Const:
+    """A folded constant; recognisable so a NULL argument can fold its parent to NULL."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __call__(self, row: Row) -> Any:
+        return self.value
+
+
+_const = _Const
+
+
+def _is_null(fn: Fn) -> bool:
+    return isinstance(fn, _Const) and fn.value is None
 
 
 # ----------------------------------------------------------------------------- value rules
@@ -183,6 +200,8 @@ def _comparable(a: Any, b: Any) -> tuple[Any, Any]:
         return (float(a), float(b)) if isinstance(a, float) or isinstance(b, float) else (a, b)
     if isinstance(a, dt.date) and isinstance(b, dt.date):   # DATE widens to TIMESTAMP
         return _to_timestamp(a), _to_timestamp(b)
+    if isinstance(a, dt.timedelta) and isinstance(b, dt.timedelta):
+        return a, b
     raise TypeError(f"cannot compare {_type_name(a)} {a!r} with {_type_name(b)} {b!r}")
 
 
@@ -576,11 +595,11 @@ def _to_date(v: Any) -> dt.date:
 
 _STRING_PEER = {int: _to_int, float: _to_double, Decimal: _to_double, bool: _to_boolean,
                 dt.datetime: _to_timestamp, dt.date: _to_date}
-_INT_BITS = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
-_CASTS = {T.DOUBLE: _to_double, T.FLOAT: _to_float32, T.BOOLEAN: _to_boolean, T.DATE: _to_date,
-          T.TEXT: _to_string, T.VARCHAR: _to_string, T.CHAR: _to_string,
-          T.TIMESTAMP: _to_timestamp, T.TIMESTAMPTZ: _to_timestamp,
-          T.TIMESTAMPLTZ: _to_timestamp, T.TIMESTAMPNTZ: _to_timestamp}
+_INT_BITS = {_T.TINYINT: 8, _T.SMALLINT: 16, _T.INT: 32, _T.BIGINT: 64}
+_CASTS = {_T.DOUBLE: _to_double, _T.FLOAT: _to_float32, _T.BOOLEAN: _to_boolean, _T.DATE: _to_date,
+          _T.TEXT: _to_string, _T.VARCHAR: _to_string, _T.CHAR: _to_string,
+          _T.TIMESTAMP: _to_timestamp, _T.TIMESTAMPTZ: _to_timestamp,
+          _T.TIMESTAMPLTZ: _to_timestamp, _T.TIMESTAMPNTZ: _to_timestamp}
 
 
 # ----------------------------------------------------------------------------- builders
@@ -596,6 +615,8 @@ def _strict(op: Callable[..., Any], *arg_names: str,
     """
     def builder(c: _Compiler, node: exp.Expression) -> Fn:
         args = [c.build(node.args[name]) for name in arg_names]
+        if any(map(_is_null, args)):   # Spark's NullPropagation: f(.., NULL, ..) is NULL
+            return _const(None)
         if len(args) == 1:
             arg = args[0]
             return lambda row: None if (v := arg(row)) is None else op(v)
@@ -632,8 +653,15 @@ def _literal(c: _Compiler, node: exp.Literal) -> Fn:
     return _const(Decimal(text) if "." in text else int(text))
 
 
+def _decided_by(fns: tuple[Fn, Fn], value: bool) -> bool:
+    """Spark's BooleanSimplification: x AND FALSE is FALSE (x OR TRUE is TRUE) unevaluated."""
+    return any(isinstance(fn, _Const) and fn.value is value for fn in fns)
+
+
 def _and(c: _Compiler, node: exp.And) -> Fn:
     left, right = c.build(node.this), c.build(node.expression)
+    if _decided_by((left, right), False):
+        return _const(False)
 
     def fn(row: Row) -> Optional[bool]:
         a = left(row)
@@ -648,6 +676,8 @@ def _and(c: _Compiler, node: exp.And) -> Fn:
 
 def _or(c: _Compiler, node: exp.Or) -> Fn:
     left, right = c.build(node.this), c.build(node.expression)
+    if _decided_by((left, right), True):
+        return _const(True)
 
     def fn(row: Row) -> Optional[bool]:
         a = left(row)
@@ -671,8 +701,9 @@ def _null_safe(negate: bool):
 
         def fn(row: Row) -> bool:
             a, b = left(row), right(row)
-            same = (a is None and b is None) if a is None or b is None else _compare(a, b, operator.eq)
-            return same is not negate
+            if a is None or b is None:
+                return (a is None and b is None) is not negate
+            return _compare(a, b, operator.eq) is not negate
         return fn
     return builder
 
@@ -731,8 +762,8 @@ def _like(c: _Compiler, node: exp.Expression, escape: str = "\\") -> Fn:
     fold = str.lower if isinstance(node, exp.ILike) else str
     subject, pattern = c.build(node.this), c.build(node.expression)
     negate = bool(node.args.get("negate"))
-    if node.expression.find(exp.Column) is None and (p := pattern({})) is not None:
-        _like_regex(fold(_to_string(p)), escape)          # a bad constant pattern fails now
+    if isinstance(pattern, _Const) and pattern.value is not None:
+        _like_regex(fold(_to_string(pattern.value)), escape)   # a bad pattern fails now
 
     def fn(row: Row) -> Optional[bool]:
         s = subject(row)
@@ -759,7 +790,8 @@ def _divide(c: _Compiler, node: exp.Div) -> Fn:
     while isinstance(divisor, (exp.Paren, exp.Neg)):
         divisor = divisor.this
     precision = None
-    if isinstance(divisor, exp.Literal) and not divisor.is_string and "e" not in divisor.this.lower():
+    if isinstance(divisor, exp.Literal) and not divisor.is_string \
+            and "e" not in divisor.this.lower():
         _, digits, exponent = Decimal(divisor.this).as_tuple()
         precision = max(len(digits), -exponent)            # Spark's DecimalType.fromLiteral
     return _strict(lambda a, b: _div(a, b, precision), *_BINARY, divisor_first=True)(c, node)
@@ -770,6 +802,13 @@ def _case(c: _Compiler, node: exp.Case) -> Fn:
     subject = c.build(node.this) if node.this else None
     branches = [(c.build(branch.this), c.build(branch.args["true"])) for branch in node.args["ifs"]]
     default = c.build(node.args["default"]) if node.args.get("default") else _const(None)
+    if subject is None:   # Spark's SimplifyConditionals: drop constant-FALSE/NULL branches ...
+        branches = [(when, then) for when, then in branches
+                    if not (isinstance(when, _Const) and when.value is not True)]
+        if not branches:
+            return default
+        if isinstance(branches[0][0], _Const):   # ... and a leading TRUE one decides it
+            return branches[0][1]
 
     def fn(row: Row) -> Any:
         key = None if subject is None else subject(row)
@@ -785,6 +824,8 @@ def _case(c: _Compiler, node: exp.Case) -> Fn:
 def _if(c: _Compiler, node: exp.If) -> Fn:
     condition, yes = c.build(node.this), c.build(node.args["true"])
     no = c.build(node.args["false"]) if node.args.get("false") else _const(None)
+    if isinstance(condition, _Const):
+        return yes if condition.value is True else no
     return lambda row: yes(row) if condition(row) is True else no(row)
 
 
@@ -819,7 +860,7 @@ def _cast(c: _Compiler, node: exp.Cast) -> Fn:
     if kind in _INT_BITS:
         bits = _INT_BITS[kind]
         convert = lambda v: _to_int(v, bits)
-    elif kind == T.DECIMAL:
+    elif kind == _T.DECIMAL:
         params = [int(param.this.this) for param in to.expressions] or [10]
         precision, scale = params[0], params[1] if len(params) > 1 else 0
         convert = lambda v: _to_decimal(v, precision, scale)
@@ -853,6 +894,8 @@ def _trim(c: _Compiler, node: exp.Trim) -> Fn:
 def _concat(c: _Compiler, node: exp.Expression) -> Fn:
     """CONCAT and ||: NULL if any part is NULL; non-strings cast to STRING."""
     parts = [c.build(part) for part in (node.expressions or [node.this, node.expression])]
+    if any(map(_is_null, parts)):
+        return _const(None)
 
     def fn(row: Row) -> Optional[str]:
         values = [part(row) for part in parts]      # Spark evaluates every part first

@@ -1,0 +1,4 @@
+"""`python -m harness ...` is the `harness` command."""
+from .cli import main
+
+main()

@@ -1,0 +1,207 @@
+"""`harness audit`: the checks that keep exec-node annotations honest.
+
+- annotations:          unique versions, versions >= 1, min versions parse and are not above
+                        the engine version, no node both registered and unsupported;
+- consumed-options:     each consumed option exists and some program sets it to a
+                        non-default value;
+- restore-completeness: every registered node version has a program and a fixture, every
+                        program a fixture for its node's latest version, every fixture a
+                        registered version and a program;
+- version-rules:        per fixture, see harness.version_rules.
+
+Every function takes the registry and the snapshots root, so tests can audit simulated
+breakages (fake node classes in a fresh Registry, fixtures in a temp dir).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable
+
+from streamplan.nodes import REGISTRY, UNSUPPORTED_NODES
+from streamplan.nodes.metadata import Registry
+from streamplan.options import lookup_option, option_exists
+from streamplan.version import ENGINE_VERSION, parse_version
+
+from .discovery import node_names, node_of, short_name
+from .errors import AuditFailure, Finding, HarnessError
+from .fixtures import Fixture, read_manifest, scan_snapshots
+from .program import TableTestProgram
+from .runner import compile_program
+from .version_rules import version_rule_findings
+
+ANNOTATIONS = "annotations"
+OPTIONS = "consumed-options"
+COMPLETENESS = "restore-completeness"
+VERSION_RULES = "version-rules"
+CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES)
+
+
+def check_annotations(registry: Registry = REGISTRY) -> list[Finding]:
+    findings = []
+    for type_id, (cls, meta) in sorted(registry.by_type.items()):
+        if type_id != meta.type_id:
+            findings.append(Finding(ANNOTATIONS, type_id, f"registered under '{type_id}' but its "
+                                    f"annotation says '{meta.type_id}'"))
+        if meta.version < 1:
+            findings.append(Finding(ANNOTATIONS, type_id, f"version must be >= 1, is {meta.version}"))
+        if meta.name in UNSUPPORTED_NODES:
+            findings.append(Finding(ANNOTATIONS, type_id, "is both registered and listed in "
+                                    "UNSUPPORTED_NODES; remove one of the two"))
+        for label, value in (("min_plan_version", meta.min_plan_version),
+                             ("min_state_version", meta.min_state_version)):
+            try:
+                too_new = parse_version(value) > parse_version(ENGINE_VERSION)
+            except ValueError:
+                findings.append(Finding(ANNOTATIONS, type_id, f"{label} '{value}' is not a "
+                                        f"version like '0.1'"))
+                continue
+            if too_new:
+                findings.append(Finding(ANNOTATIONS, type_id, (
+                    f"{label} {value} is above the engine version {ENGINE_VERSION}: no release "
+                    f"could have written what it claims to restore; lower it to at most "
+                    f"{ENGINE_VERSION}")))
+    for cls in {cls for cls, _ in registry.by_type.values()}:
+        versions = [meta.version for meta in cls.__dict__.get("_exec_node_metadata", ())]
+        duplicates = sorted({v for v in versions if versions.count(v) > 1})
+        if duplicates:
+            findings.append(Finding(ANNOTATIONS, cls.__name__, (
+                f"annotated more than once with version(s) {', '.join(map(str, duplicates))}; "
+                f"every version of a node needs its own number")))
+    return findings
+
+
+def check_consumed_options(programs: list[TableTestProgram],
+                           registry: Registry = REGISTRY) -> list[Finding]:
+    exercised = set()
+    for program in programs:
+        for step in program.config_steps:
+            if not option_exists(step.key):
+                continue        # an option removed after the program was built: reported below
+            option = lookup_option(step.key)
+            if step.value != option.normalize(option.default):
+                exercised.add(option.key)
+    findings = []
+    for meta in registry.all_metadata():
+        for key in meta.consumed_options:
+            if not option_exists(key):
+                findings.append(Finding(OPTIONS, meta.type_id, (
+                    f"consumes option '{key}', which does not exist (by key or fallback key) in "
+                    f"streamplan/options.py; restore the option or remove it from "
+                    f"consumed_options (plans persist consumed options: removing one from a "
+                    f"released version changes its plan JSON, so bump the version)")))
+            elif lookup_option(key).key not in exercised:
+                findings.append(Finding(OPTIONS, meta.type_id, (
+                    f"consumes option '{key}', but no program sets it to a non-default value; "
+                    f"add a program with .setup_config('{key}', <non-default value>) so its "
+                    f"persisted value is restored by a fixture")))
+    return findings
+
+
+def check_restore_completeness(programs: list[TableTestProgram], snapshots: Path,
+                               registry: Registry = REGISTRY) -> list[Finding]:
+    fixtures, problems = scan_snapshots(snapshots)
+    findings = [Finding(COMPLETENESS, "snapshots", problem) for problem in problems]
+    by_node: dict[str, list[TableTestProgram]] = defaultdict(list)
+    for program in programs:
+        by_node[node_of(program, registry)].append(program)
+    have = {(f.short_name, f.version, f.program_id) for f in fixtures}
+    for meta in registry.all_metadata():
+        short = short_name(meta.name)
+        node_programs = by_node.get(meta.name, [])
+        if not node_programs:
+            findings.append(Finding(COMPLETENESS, meta.type_id, (
+                f"no program tests {meta.name}; add one to programs/{short.replace('-', '_')}.py "
+                f"(ids starting with '{short}-')")))
+        elif not any((short, meta.version, p.id) in have for p in node_programs):
+            findings.append(Finding(COMPLETENESS, meta.type_id, (
+                f"no fixture under snapshots/{short}_{meta.version}/: nothing proves that plans "
+                f"and checkpoints of this version restore. Run `harness generate --node {short}` "
+                f"(fixtures are written for the latest version only)")))
+        if meta.version == registry.latest(meta.name).version:
+            for program in node_programs:
+                if (short, meta.version, program.id) not in have:
+                    findings.append(Finding(COMPLETENESS, f"{short}_{meta.version}/{program.id}", (
+                        f"program {program.id} has no fixture for the latest version "
+                        f"{meta.type_id}; run `harness generate --program {program.id}`")))
+    findings += _fixture_ownership(fixtures, programs, registry)
+    return findings
+
+
+def _fixture_ownership(fixtures: list[Fixture], programs: list[TableTestProgram],
+                       registry: Registry) -> list[Finding]:
+    known_names = set(node_names(registry))
+    program_ids = {program.id for program in programs}
+    findings = []
+    for fixture in fixtures:
+        name = f"stream-exec-{fixture.short_name}"
+        if f"{name}_{fixture.version}" not in registry.by_type:
+            what = "version" if name in known_names else "node"
+            findings.append(Finding(COMPLETENESS, fixture.id, (
+                f"belongs to {name} version {fixture.version}, which is not a registered {what}. "
+                f"Restore the @exec_node(name='{name}', version={fixture.version}, ...) annotation "
+                f"(released plans of it exist), or delete the fixture if it never shipped")))
+        if fixture.program_id not in program_ids:
+            findings.append(Finding(COMPLETENESS, fixture.id, (
+                f"no program '{fixture.program_id}' exists, so this fixture cannot be restored; "
+                f"re-add the program, or delete the fixture if its version never shipped")))
+        elif node_of(next(p for p in programs if p.id == fixture.program_id), registry) != name:
+            findings.append(Finding(COMPLETENESS, fixture.id, (
+                f"program {fixture.program_id} tests another node than {name}; the fixture is in "
+                f"the wrong directory")))
+        if not fixture.manifest_path.is_file():
+            findings.append(Finding(COMPLETENESS, fixture.id, "has no manifest.json; regenerate "
+                                    "it or restore it from git"))
+    return findings
+
+
+def check_version_rules(programs: list[TableTestProgram], snapshots: Path,
+                        registry: Registry = REGISTRY, spark=None,
+                        compile: bool = True) -> list[Finding]:
+    """Rules 1 and 3 need no Spark; rule 2 compiles each program (with `compile`)."""
+    fixtures, _ = scan_snapshots(snapshots)
+    by_id = {program.id: program for program in programs}
+    compiled: dict[str, object] = {}
+    findings = []
+    for fixture in fixtures:
+        try:
+            manifest = read_manifest(fixture)
+        except HarnessError as err:
+            findings.append(Finding(VERSION_RULES, fixture.id, str(err)))
+            continue
+        plan = None
+        program = by_id.get(fixture.program_id)
+        if compile and program is not None:
+            if program.id not in compiled:
+                try:
+                    compiled[program.id] = compile_program(program, spark)[1]
+                except HarnessError as err:
+                    compiled[program.id] = None
+                    findings.append(Finding(VERSION_RULES, fixture.id, f"cannot compile: {err}"))
+            plan = compiled[program.id]
+        findings += version_rule_findings(fixture, manifest, registry, compiled=plan)
+    return list(dict.fromkeys(findings))
+
+
+def audit_checks(programs: list[TableTestProgram], snapshots: Path, registry: Registry = REGISTRY,
+                 spark=None, compile: bool = True) -> dict[str, Callable[[], list[Finding]]]:
+    """Every check by name, ready to run; an empty result means the check passed."""
+    return {
+        ANNOTATIONS: lambda: check_annotations(registry),
+        OPTIONS: lambda: check_consumed_options(programs, registry),
+        COMPLETENESS: lambda: check_restore_completeness(programs, snapshots, registry),
+        VERSION_RULES: lambda: check_version_rules(programs, snapshots, registry, spark, compile),
+    }
+
+
+def run_audit(programs: list[TableTestProgram], snapshots: Path, registry: Registry = REGISTRY,
+              spark=None, compile: bool = True) -> dict[str, list[Finding]]:
+    return {name: check() for name, check in
+            audit_checks(programs, snapshots, registry, spark, compile).items()}
+
+
+def require_clean(results: dict[str, list[Finding]]) -> None:
+    """Raise AuditFailure carrying every finding, if there is any."""
+    findings = [finding for check in results.values() for finding in check]
+    if findings:
+        raise AuditFailure(findings)

@@ -1,0 +1,162 @@
+"""`harness` command line: generate, restore, semantic, audit, gate, list.
+
+    harness generate [--node calc] [--program calc-projection-filter] [--force]
+    harness restore  [--node calc] [--program ID]
+    harness audit    [--no-compile]
+    harness gate     [--junit out/gate.xml]
+
+Expected failures print as readable messages and exit 1; no tracebacks.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from streamplan.errors import StreamPlanError
+
+from .discovery import discover_programs, node_of, select_programs, short_name
+from .errors import HarnessError
+from .fixtures import DEFAULT_SNAPSHOTS, Fixture, scan_snapshots
+from .progress import Outcome, run_each
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Restore-compatibility tests for streamplan: table test programs, fixtures "
+                       "per exec-node version, restore replay, audits.")
+console = Console()
+errors = Console(stderr=True)
+
+NODE = typer.Option(None, "--node", help="exec node, short or full name (e.g. calc)")
+PROGRAM = typer.Option(None, "--program", help="one program id")
+SNAPSHOTS = typer.Option(DEFAULT_SNAPSHOTS, "--snapshots", help="fixture root directory")
+
+
+def _fail(err: Exception) -> None:
+    errors.print(f"[bold red]error:[/] {err}", highlight=False)
+    raise typer.Exit(code=1)
+
+
+def _finish(outcomes: list[Outcome], verb: str) -> None:
+    failed = [outcome for outcome in outcomes if not outcome.ok]
+    console.print(f"{len(outcomes) - len(failed)}/{len(outcomes)} {verb}", highlight=False)
+    if failed or not outcomes:
+        if not outcomes:
+            errors.print("nothing matched the selection")
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def generate(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
+             snapshots: Path = SNAPSHOTS,
+             version: Optional[int] = typer.Option(None, help="refuse unless this is the latest "
+                                                               "version (old versions are frozen)"),
+             force: bool = typer.Option(False, help="overwrite a fixture even if today's node no "
+                                                    "longer matches it (unreleased versions only)")):
+    """Write fixtures (plan, checkpoint, manifest) for the latest version of each node."""
+    from .generate import generate_fixture
+
+    try:
+        selected = select_programs(discover_programs(), node, program)
+    except HarnessError as err:
+        _fail(err)
+    outcomes = run_each(selected, lambda p: p.id,
+                        lambda p: generate_fixture(p, snapshots, version=version, force=force),
+                        "generate", console)
+    _finish(outcomes, "fixture(s) generated")
+
+
+def _select_fixtures(snapshots: Path, node: Optional[str], program: Optional[str]) -> list[Fixture]:
+    fixtures, _ = scan_snapshots(snapshots)
+    if node is not None:
+        fixtures = [f for f in fixtures if f.short_name == short_name(node)]
+    if program is not None:
+        fixtures = [f for f in fixtures if f.program_id == program]
+    return fixtures
+
+
+@app.command()
+def restore(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
+            snapshots: Path = SNAPSHOTS):
+    """Restore every fixture (all registered versions) and compare with the expectations."""
+    from .restore import restore_fixture
+
+    try:
+        programs = discover_programs()
+    except HarnessError as err:
+        _fail(err)
+    fixtures = _select_fixtures(snapshots, node, program)
+    outcomes = run_each(fixtures, lambda f: f.id, lambda f: restore_fixture(f, programs),
+                        "restore", console)
+    _finish(outcomes, "fixture(s) restored")
+
+
+@app.command()
+def semantic(node: Optional[str] = NODE, program: Optional[str] = PROGRAM):
+    """Run programs with all their data and no restore (no fixtures involved)."""
+    from .runner import run_semantic
+
+    try:
+        selected = select_programs(discover_programs(), node, program)
+    except HarnessError as err:
+        _fail(err)
+    outcomes = run_each(selected, lambda p: p.id, run_semantic, "semantic", console)
+    _finish(outcomes, "program(s) passed")
+
+
+@app.command()
+def audit(snapshots: Path = SNAPSHOTS,
+          compile: bool = typer.Option(True, help="compile programs to compare plan shapes "
+                                                  "(needs Spark); --no-compile skips that rule")):
+    """Check annotations, consumed options, restore completeness and the version rules."""
+    from .audit import run_audit
+
+    try:
+        results = run_audit(discover_programs(), snapshots, compile=compile)
+    except (HarnessError, StreamPlanError) as err:
+        _fail(err)
+    failed = False
+    for name, findings in results.items():
+        mark = "[green]✓[/]" if not findings else "[red]✗[/]"
+        console.print(f"{mark} {name}", highlight=False)
+        for finding in findings:
+            console.print(f"    {finding.subject}: {finding.message}", markup=False, highlight=False)
+        failed = failed or bool(findings)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def gate(junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
+         snapshots: Path = SNAPSHOTS):
+    """The PR gate: audit + restore of every fixture, JUnit XML, summary."""
+    from .gate import run_gate
+
+    raise typer.Exit(code=run_gate(snapshots, junit, console))
+
+
+@app.command("list")
+def list_(snapshots: Path = SNAPSHOTS):
+    """Programs by node, and the fixtures on disk."""
+    try:
+        programs = discover_programs()
+    except HarnessError as err:
+        _fail(err)
+    for program in programs:
+        console.print(f"{short_name(node_of(program))}: [bold]{program.id}[/] - {program.description}",
+                      highlight=False)
+    fixtures, problems = scan_snapshots(snapshots)
+    console.print(f"\n{len(fixtures)} fixture(s) under {snapshots}", highlight=False)
+    for fixture in fixtures:
+        console.print(f"  {fixture.id}", highlight=False)
+    for problem in problems:
+        console.print(f"  [red]?[/] {problem}", highlight=False)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

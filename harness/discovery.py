@@ -1,0 +1,109 @@
+"""Find the programs (every module of the `programs` package exposes `PROGRAMS`) and map each
+to the exec node it tests: the registered node whose short name is the longest prefix of
+the program id."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Iterable, Optional
+
+from streamplan.nodes import REGISTRY
+from streamplan.nodes.metadata import Registry
+
+from .errors import ProgramError
+from .program import TableTestProgram
+
+NODE_PREFIX = "stream-exec-"
+
+# Step kinds the semantic, generate and restore runners know how to run.
+RUNNABLE_STEP_KINDS = frozenset({"config", "source", "sink", "sql", "statement-set"})
+
+
+def short_name(node_name: str) -> str:
+    """'stream-exec-interval-join' -> 'interval-join' (fixture dirs and program ids)."""
+    return node_name.removeprefix(NODE_PREFIX)
+
+
+def node_names(registry: Registry = REGISTRY) -> list[str]:
+    return sorted({meta.name for meta in registry.all_metadata()})
+
+
+def resolve_node(text: str, registry: Registry = REGISTRY) -> str:
+    """A node given as 'calc' or 'stream-exec-calc' -> its full name; errors list the known."""
+    names = node_names(registry)
+    for name in names:
+        if text in (name, short_name(name)):
+            return name
+    raise ProgramError(f"no exec node '{text}'; known: {', '.join(map(short_name, names))}")
+
+
+def node_of(program: TableTestProgram, registry: Registry = REGISTRY) -> str:
+    """The node a program tests: the longest short name its id starts with."""
+    matches = [name for name in node_names(registry)
+               if program.id == short_name(name) or program.id.startswith(short_name(name) + "-")]
+    if not matches:
+        raise ProgramError(
+            f"program '{program.id}' does not start with the short name of a registered exec "
+            f"node ({', '.join(map(short_name, node_names(registry)))}); its id decides which "
+            f"node's fixtures it generates")
+    return max(matches, key=len)
+
+
+def check_runnable(program: TableTestProgram) -> None:
+    """Runners refuse step kinds they cannot run; silently skipping would fake coverage."""
+    for step in program.steps:
+        if step.kind not in RUNNABLE_STEP_KINDS:
+            raise ProgramError(
+                f"program '{program.id}': step kind '{step.kind}' ({type(step).__name__}) cannot "
+                f"be run by the semantic/generate/restore runners (they run: "
+                f"{', '.join(sorted(RUNNABLE_STEP_KINDS))})")
+
+
+def discover_programs(package: str = "programs", registry: Registry = REGISTRY) -> list[TableTestProgram]:
+    """Every program of every module in `package`, checked: ids unique, each program in the
+    module of its node, every step runnable."""
+    root = importlib.import_module(package)
+    programs: list[TableTestProgram] = []
+    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package}.{info.name}")
+        found = getattr(module, "PROGRAMS", None)
+        if not isinstance(found, (list, tuple)) or not all(isinstance(p, TableTestProgram) for p in found):
+            raise ProgramError(f"{module.__name__}: expected a module-level PROGRAMS list of "
+                               f"TableTestProgram (built with TableTestProgram.of(...)...build())")
+        for program in found:
+            node = node_of(program, registry)
+            expected = short_name(node).replace("-", "_")
+            if info.name != expected:
+                raise ProgramError(f"program '{program.id}' tests {node} and belongs in "
+                                   f"{package}/{expected}.py, not {module.__name__}")
+        programs.extend(found)
+    check_programs(programs)
+    return programs
+
+
+def check_programs(programs: Iterable[TableTestProgram]) -> None:
+    seen: set[str] = set()
+    for program in programs:
+        if program.id in seen:
+            raise ProgramError(f"duplicate program id '{program.id}'; ids name fixture "
+                               f"directories and must be unique")
+        seen.add(program.id)
+        check_runnable(program)
+
+
+def select_programs(programs: list[TableTestProgram], node: Optional[str] = None,
+                    program_id: Optional[str] = None,
+                    registry: Registry = REGISTRY) -> list[TableTestProgram]:
+    """Filter by node (short or full name) and/or program id; an unknown filter is an error."""
+    selected = programs
+    if node is not None:
+        name = resolve_node(node, registry)
+        selected = [p for p in selected if node_of(p, registry) == name]
+    if program_id is not None:
+        if program_id not in {p.id for p in programs}:
+            raise ProgramError(f"no program '{program_id}'; known: "
+                               f"{', '.join(sorted(p.id for p in programs))}")
+        selected = [p for p in selected if p.id == program_id]
+    return selected

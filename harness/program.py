@@ -1,0 +1,183 @@
+"""TableTestProgram: a declarative streaming SQL test, runnable three ways (semantic,
+generate, restore), modelled on Flink's TableTestProgram.
+
+Example (``programs/interval_join.py``)::
+
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+    INTERVAL_JOIN_EARLY_FIRE = (
+        TableTestProgram.of("interval-join-early-fire",
+                            "left interval join pads early and corrects on match")
+        .setup_config("table.exec.interval-join.min-cleanup-interval", "1 s")
+        .setup_table_source(
+            SourceTestStep.new_builder("Orders")
+            .add_schema("id BIGINT", "t TIMESTAMP(3)",
+                        "WATERMARK FOR t AS t - INTERVAL '1' SECOND")
+            .producing_before_restore([1, "2024-01-01 10:00:00"])
+            .producing_after_restore([2, "2024-01-01 10:00:09"])
+            .build())
+        .setup_table_source(...Shipments...)
+        .setup_table_sink(
+            SinkTestStep.new_builder("Out")
+            .add_schema("id BIGINT", "ship_id BIGINT")
+            .add_option("sink-insert-only", "false")
+            .consuming_before_restore("+I[1, null]")
+            .consuming_after_restore("-U[1, null]", "+U[1, 100]", "+I[2, null]")
+            .build())
+        .run_sql("INSERT INTO Out SELECT /*+ EARLY_FIRE('delay'='2s') */ o.id, s.ship_id "
+                 "FROM Orders o LEFT JOIN Shipments s ON o.id = s.id "
+                 "AND s.t BETWEEN o.t AND o.t + INTERVAL '5' SECOND")
+        .build())
+
+    PROGRAMS = [INTERVAL_JOIN_EARLY_FIRE]
+
+The id starts with the short name of the exec node under test (`interval-join`), which
+decides where its fixtures live: ``snapshots/interval-join_<version>/<id>/``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from sqlglot import exp
+
+from streamplan.runtime.rows import to_json
+
+from .errors import ProgramError
+from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,
+                    StatementSetTestStep, TableTestStep, TestStep, parse_run_sql)
+
+_PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+RunStep = Union[SqlTestStep, StatementSetTestStep]
+
+
+@dataclass(frozen=True)
+class TableTestProgram:
+    id: str
+    description: str
+    steps: tuple[TestStep, ...]
+
+    __test__ = False       # not a pytest test class despite the name
+
+    @staticmethod
+    def of(id: str, description: str) -> "TableTestProgramBuilder":
+        return TableTestProgramBuilder(id, description)
+
+    # --- steps by kind ----------------------------------------------------------------------
+    @property
+    def config_steps(self) -> list[ConfigOptionTestStep]:
+        return [step for step in self.steps if isinstance(step, ConfigOptionTestStep)]
+
+    @property
+    def sources(self) -> dict[str, SourceTestStep]:
+        return {step.name: step for step in self.steps if isinstance(step, SourceTestStep)}
+
+    @property
+    def sinks(self) -> dict[str, SinkTestStep]:
+        return {step.name: step for step in self.steps if isinstance(step, SinkTestStep)}
+
+    @property
+    def run_step(self) -> RunStep:
+        (step,) = [step for step in self.steps if isinstance(step, (SqlTestStep, StatementSetTestStep))]
+        return step
+
+    # --- rendering --------------------------------------------------------------------------
+    def setup_script(self) -> str:
+        """The CREATE TABLE statements of every source and sink."""
+        tables = [step for step in self.steps if isinstance(step, TableTestStep)]
+        return "".join(f"{table.ddl()};\n" for table in tables)
+
+    def before_data_fingerprint(self) -> str:
+        """sha256 of the sources' schemas and before-restore rows: a fixture's checkpoint is
+        only valid for the data it was generated from."""
+        data = {name: {"schema": list(step.schema), "options": [list(o) for o in step.options],
+                       "rows": [[kind.short, [to_json(v) for v in values]]
+                                for kind, values in step.feed_rows("before")]}
+                for name, step in sorted(self.sources.items())}
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class TableTestProgramBuilder:
+    def __init__(self, id: str, description: str):
+        self._id = id
+        self._description = description
+        self._steps: list[TestStep] = []
+
+    def setup_config(self, key: str, value: str) -> "TableTestProgramBuilder":
+        """A session option (`SET`); unknown keys and bad values fail here."""
+        try:
+            return self.add_step(ConfigOptionTestStep.of(key, value))
+        except ProgramError as err:
+            raise ProgramError(f"program {self._id}: {err}") from None
+
+    def setup_table_source(self, step: SourceTestStep) -> "TableTestProgramBuilder":
+        return self.add_step(step)
+
+    def setup_table_sink(self, step: SinkTestStep) -> "TableTestProgramBuilder":
+        return self.add_step(step)
+
+    def run_sql(self, sql: str) -> "TableTestProgramBuilder":
+        return self.add_step(SqlTestStep(sql.strip().rstrip(";")))
+
+    def run_statement_set(self, *inserts: str) -> "TableTestProgramBuilder":
+        return self.add_step(StatementSetTestStep(tuple(inserts)))
+
+    def add_step(self, step: TestStep) -> "TableTestProgramBuilder":
+        """Any step; runners refuse kinds they cannot run."""
+        if not isinstance(step, TestStep):
+            raise ProgramError(f"program {self._id}: {step!r} is not a TestStep (did you forget "
+                               f".build() on a step builder?)")
+        self._steps.append(step)
+        return self
+
+    def build(self) -> TableTestProgram:
+        program = TableTestProgram(self._id, self._description, tuple(self._steps))
+        _validate(program)
+        return program
+
+
+def _validate(program: TableTestProgram) -> None:
+    where = f"program {program.id!r}"
+    if not isinstance(program.id, str) or not _PROGRAM_ID.match(program.id):
+        raise ProgramError(f"{where}: an id is lower-case words joined by '-', starting with the "
+                           f"exec node's short name (e.g. 'calc-projection-filter')")
+    if not program.description.strip():
+        raise ProgramError(f"{where}: the description is empty; say what the program tests")
+    names = [step.name for step in program.steps if isinstance(step, TableTestStep)]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ProgramError(f"{where}: table(s) {', '.join(duplicates)} declared twice; each "
+                           f"source and sink needs its own name")
+    runs = [step for step in program.steps if isinstance(step, (SqlTestStep, StatementSetTestStep))]
+    if len(runs) != 1:
+        raise ProgramError(f"{where}: needs exactly one run step (run_sql or "
+                           f"run_statement_set), has {len(runs)}")
+    _check_table_references(program, where)
+
+
+def _check_table_references(program: TableTestProgram, where: str) -> None:
+    """Every table the SQL names is declared with the right role, and every declared table
+    is used: a typo fails here instead of as an unbound Spark source."""
+    inserts = parse_run_sql(program.run_step.text(), program.id)
+    sources, sinks = program.sources, program.sinks
+    read = {table.name for insert in inserts for table in insert.query.find_all(exp.Table)}
+    written = {insert.target for insert in inserts}
+    problems = []
+    for name in sorted(read - set(sources)):
+        role = "a sink" if name in sinks else "not declared"
+        problems.append(f"the SQL reads table '{name}', which is {role}; declare it with "
+                        f"setup_table_source(...)")
+    for name in sorted(written - set(sinks)):
+        role = "a source" if name in sources else "not declared"
+        problems.append(f"the SQL writes table '{name}', which is {role}; declare it with "
+                        f"setup_table_sink(...)")
+    for name in sorted(set(sources) - read):
+        problems.append(f"source '{name}' is declared but the SQL never reads it")
+    for name in sorted(set(sinks) - written):
+        problems.append(f"sink '{name}' is declared but the SQL never writes it")
+    if problems:
+        raise ProgramError(f"{where}: " + "; ".join(problems))

@@ -1,0 +1,111 @@
+"""Run a program's SQL through streamplan: set up the environment, compile, feed the phases,
+and check every sink against the program's expectations.
+
+The three modes feed the same phases, so they see the same micro-batches:
+    generate = [before]            (no end of input; the checkpoint stops right after it)
+    restore  = [before, after] + end of input, from the generated checkpoint
+    semantic = [before, after] + end of input, from a fresh checkpoint
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Literal, Optional
+
+from streamplan.api import TableEnvironment, source_scans
+from streamplan.errors import StreamPlanError
+from streamplan.plan import CompiledPlan
+from streamplan.runtime.changelog_sink import ChangelogRow
+from streamplan.runtime.executor import RunResult, phased_steps
+
+from .compare import materialized_view, rows_diff
+from .discovery import check_runnable
+from .errors import ExpectationMismatch, ProgramError
+from .program import TableTestProgram
+
+Phase = Literal["before", "after"]
+Stage = Literal["before", "after", "all"]   # which expectations a run's output must meet
+
+
+def default_spark(spark=None):
+    if spark is not None:
+        return spark
+    from streamplan.runtime.session import spark_session
+
+    return spark_session()
+
+
+def program_environment(program: TableTestProgram, spark=None) -> TableEnvironment:
+    """A fresh environment holding the program's config and tables."""
+    check_runnable(program)
+    env = TableEnvironment(spark=default_spark(spark))
+    try:
+        for step in program.config_steps:
+            env.config.set(step.key, step.value)
+        env.execute_sql(program.setup_script(), source=f"program {program.id}")
+    except StreamPlanError as err:
+        raise ProgramError(f"program {program.id}: {err}") from None
+    return env
+
+
+def compile_program(program: TableTestProgram, spark=None) -> tuple[TableEnvironment, CompiledPlan]:
+    env = program_environment(program, spark)
+    try:
+        plan = env.compile_sql(program.run_step.text(), source=f"program {program.id}")
+    except StreamPlanError as err:
+        raise ProgramError(f"program {program.id}: {err}") from None
+    return env, plan
+
+
+def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProgram,
+               phases: list[Phase], end_of_input: bool, checkpoint: Path,
+               output: Optional[Path] = None) -> RunResult:
+    """Feed the sources' rows of `phases` (typed by the plan's scans) through `plan`."""
+    row_types = {scan.table.identifier: scan.row_type for scan in source_scans(plan)}
+    missing = sorted(set(row_types) - set(program.sources))
+    if missing:
+        raise ProgramError(f"program {program.id}: the plan reads table(s) {', '.join(missing)} "
+                           f"that the program declares no source step for")
+    data = [{table: program.sources[table].feed_rows(phase, row_type)
+             for table, row_type in row_types.items()} for phase in phases]
+    steps = phased_steps(data, sorted(row_types), end_of_input)
+    with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
+        return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
+                                data=steps)
+
+
+def check_outputs(program: TableTestProgram, result: RunResult, stage: Stage,
+                  prior: Optional[dict[str, list[ChangelogRow]]] = None) -> None:
+    """Compare every sink with the expectations of `stage`; `prior` holds the rows a
+    restored sink received before the restore (a materialized view needs them)."""
+    label = {"before": "before restore", "after": "after restore", "all": "all data"}[stage]
+    diffs = []
+    for name, sink in sorted(program.sinks.items()):
+        output = result.sinks.get(name)
+        if output is None:
+            raise ProgramError(f"program {program.id}: sink '{name}' is declared but the plan "
+                               f"does not write it")
+        where = f"program {program.id}, sink '{name}', {label}"
+        if sink.materialized:
+            rows = list((prior or {}).get(name, [])) + output.rows
+            actual = materialized_view(rows, sink.key_indexes(), output.node.row_type, where)
+            expected = sink.expected_before if stage == "before" else sink.expected_after
+        else:
+            actual = output.texts
+            expected = {"before": sink.expected_before, "after": sink.expected_after,
+                        "all": sink.expected_before + sink.expected_after}[stage]
+        diff = rows_diff(list(expected), actual)
+        if diff is not None:
+            mode = "materialized view" if sink.materialized else "changelog"
+            diffs.append(f"sink '{name}' ({mode}):\n{diff}")
+    if diffs:
+        raise ExpectationMismatch(f"program {program.id}, {label}", "\n".join(diffs))
+
+
+def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
+    """All data in one run without a restore; checks before + after expectations."""
+    env, plan = compile_program(program, spark)
+    with tempfile.TemporaryDirectory(prefix="harness-semantic-") as work:
+        result = run_phases(env, plan, program, ["before", "after"], True, Path(work) / "checkpoint")
+    check_outputs(program, result, "all")
+    return result

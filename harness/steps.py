@@ -1,0 +1,305 @@
+"""The steps a table test program is made of, and their builders (Flink's TableTestStep family).
+
+Every step validates itself when built, so a broken program fails at import with a message
+that names the table and the row, not minutes later inside a Spark query.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional, Union
+
+from streamplan.api import normalize_rows
+from streamplan.errors import StreamPlanError
+from streamplan.options import lookup_option
+from streamplan.planner.planner import table_row_type
+from streamplan.runtime.executor import FeedRow
+from streamplan.sql.ast import CreateTable, Insert, StatementSet
+from streamplan.sql.parser import parse_script
+from streamplan.types import RowType
+
+from .errors import ProgramError
+
+Row = Union[list, tuple, dict]      # [v, ...] is an insert; {"kind": "-D", "values": [...]}
+_TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ROW_TEXT = re.compile(r"^(\+I|-U|\+U|-D)\[(.*)\]$", re.S)
+_STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
+
+
+class TestStep:
+    """A step of a program. `kind` is what runners dispatch on; a runner refuses kinds it
+    cannot run (never skips them)."""
+
+    __test__ = False       # not a pytest test class despite the name
+    kind: ClassVar[str] = "abstract"
+
+
+@dataclass(frozen=True)
+class ConfigOptionTestStep(TestStep):
+    """`SET key = value`, checked against the options registry and kept in canonical form."""
+
+    kind: ClassVar[str] = "config"
+    key: str
+    value: str
+
+    @staticmethod
+    def of(key: str, value: str) -> "ConfigOptionTestStep":
+        try:
+            option = lookup_option(key)
+            return ConfigOptionTestStep(option.key, option.normalize(str(value)))
+        except StreamPlanError as err:
+            raise ProgramError(f"config step: {err}") from None
+
+
+@dataclass(frozen=True)
+class TableTestStep(TestStep):
+    """A `values` table: its schema components as written and its WITH options."""
+
+    name: str
+    schema: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+    table: CreateTable = field(repr=False, compare=False)
+
+    @property
+    def row_type(self) -> RowType:
+        """The physical columns: what rows and expected rows are made of."""
+        return table_row_type(self.table, physical_only=True)
+
+    @property
+    def primary_key(self) -> Optional[tuple[str, ...]]:
+        return self.table.primary_key
+
+    def ddl(self) -> str:
+        return render_ddl(self.name, self.schema, self.options)
+
+
+def render_ddl(name: str, schema: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> str:
+    columns = ",\n".join(f"  {component}" for component in schema)
+    rendered = ",\n".join(f"  {_quote(key)} = {_quote(value)}"
+                          for key, value in (("connector", "values"),) + options)
+    return f"CREATE TABLE `{name}` (\n{columns}\n) WITH (\n{rendered}\n)"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class SourceTestStep(TableTestStep):
+    """A source table with the rows it produces before and after the restore."""
+
+    kind: ClassVar[str] = "source"
+    rows_before: tuple[Row, ...] = ()
+    rows_after: tuple[Row, ...] = ()
+
+    @staticmethod
+    def new_builder(name: str) -> "SourceTestStepBuilder":
+        return SourceTestStepBuilder(name)
+
+    def feed_rows(self, phase: str, row_type: Optional[RowType] = None) -> list[FeedRow]:
+        """Typed rows of one phase ('before' or 'after'), checked against `row_type` (the
+        scan's type in the plan being run; the declared schema by default)."""
+        rows = self.rows_before if phase == "before" else self.rows_after
+        try:
+            return normalize_rows(rows, row_type or self.row_type,
+                                  f"table '{self.name}', rows {phase} restore")
+        except StreamPlanError as err:
+            raise ProgramError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class SinkTestStep(TableTestStep):
+    """A sink table with the rows it must receive before and after the restore, as
+    `+I[...]` strings. By default they are compared as a changelog (order-insensitive);
+    with `testing_materialized_data()` as the materialized view (by primary key when the
+    sink has one), the after-restore rows being the view at the end (cumulative)."""
+
+    kind: ClassVar[str] = "sink"
+    expected_before: tuple[str, ...] = ()
+    expected_after: tuple[str, ...] = ()
+    materialized: bool = False
+
+    @staticmethod
+    def new_builder(name: str) -> "SinkTestStepBuilder":
+        return SinkTestStepBuilder(name)
+
+    def key_indexes(self) -> Optional[list[int]]:
+        if not self.primary_key:
+            return None
+        return [self.row_type.index(name) for name in self.primary_key]
+
+
+@dataclass(frozen=True)
+class SqlTestStep(TestStep):
+    """The one INSERT INTO ... SELECT the program runs."""
+
+    kind: ClassVar[str] = "sql"
+    sql: str
+
+    def text(self) -> str:
+        return self.sql
+
+
+@dataclass(frozen=True)
+class StatementSetTestStep(TestStep):
+    """Several INSERTs run as one statement set (one plan, one query per sink)."""
+
+    kind: ClassVar[str] = "statement-set"
+    statements: tuple[str, ...]
+
+    def text(self) -> str:
+        body = "\n".join(statement.strip().rstrip(";") + ";" for statement in self.statements)
+        return f"EXECUTE STATEMENT SET BEGIN\n{body}\nEND"
+
+
+# ----------------------------------------------------------------------------------- builders
+
+class _TableStepBuilder:
+    def __init__(self, name: str):
+        if not _TABLE_NAME.match(name or ""):
+            raise ProgramError(f"table name '{name}' is not a plain identifier "
+                               f"(letters, digits, underscores)")
+        self._name = name
+        self._schema: list[str] = []
+        self._options: dict[str, str] = {}
+
+    def add_schema(self, *components: str):
+        """Column definitions and constraints as in CREATE TABLE: "id BIGINT NOT NULL",
+        "t TIMESTAMP(3)", "ts AS TIMESTAMP_MILLIS(ms)", "WATERMARK FOR t AS t - INTERVAL '1'
+        SECOND", "PRIMARY KEY (id) NOT ENFORCED"."""
+        self._schema.extend(component.strip() for component in components)
+        return self
+
+    def add_option(self, key: str, value: str):
+        """A WITH option of the values connector, e.g. ('changelog-mode', 'I,UB,UA,D')."""
+        if key == "connector":
+            raise ProgramError(f"table '{self._name}': the connector is always 'values'")
+        self._options[key] = str(value)
+        return self
+
+    def _parse(self) -> CreateTable:
+        if not self._schema:
+            raise ProgramError(f"table '{self._name}' has no schema; call add_schema(...)")
+        ddl = render_ddl(self._name, tuple(self._schema), tuple(sorted(self._options.items())))
+        try:
+            (table,) = parse_script(ddl, source=f"table '{self._name}'")
+        except StreamPlanError as err:
+            raise ProgramError(f"table '{self._name}': {err}") from None
+        return table
+
+    def _base(self) -> dict[str, Any]:
+        return {"name": self._name, "schema": tuple(self._schema),
+                "options": tuple(sorted(self._options.items())), "table": self._parse()}
+
+
+class SourceTestStepBuilder(_TableStepBuilder):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self._before: list[Row] = []
+        self._after: list[Row] = []
+
+    def producing_before_restore(self, *rows: Row) -> "SourceTestStepBuilder":
+        """Rows read before the restore: [v, ...] inserts or {"kind": "+U", "values": [...]}."""
+        self._before.extend(rows)
+        return self
+
+    def producing_after_restore(self, *rows: Row) -> "SourceTestStepBuilder":
+        self._after.extend(rows)
+        return self
+
+    def build(self) -> SourceTestStep:
+        step = SourceTestStep(**self._base(), rows_before=tuple(self._before),
+                              rows_after=tuple(self._after))
+        step.feed_rows("before")       # validates arity, kinds and values now
+        step.feed_rows("after")
+        return step
+
+
+class SinkTestStepBuilder(_TableStepBuilder):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self._before: Optional[list[str]] = None
+        self._after: Optional[list[str]] = None
+        self._materialized = False
+
+    def consuming_before_restore(self, *rows: str) -> "SinkTestStepBuilder":
+        """Rows the sink holds right before the restore, e.g. "+I[1, Alice, 2020-04-15T08:00:01]"."""
+        self._before = (self._before or []) + list(rows)
+        return self
+
+    def consuming_after_restore(self, *rows: str) -> "SinkTestStepBuilder":
+        self._after = (self._after or []) + list(rows)
+        return self
+
+    def testing_materialized_data(self) -> "SinkTestStepBuilder":
+        """Compare the materialized view instead of the changelog."""
+        self._materialized = True
+        return self
+
+    def build(self) -> SinkTestStep:
+        if self._before is None and self._after is None:
+            raise ProgramError(
+                f"sink '{self._name}' has no expectations; declare them with "
+                f"consuming_before_restore(...) and/or consuming_after_restore(...) (an "
+                f"undeclared phase expects no rows)")
+        step = SinkTestStep(**self._base(), expected_before=tuple(self._before or ()),
+                            expected_after=tuple(self._after or ()),
+                            materialized=self._materialized)
+        for phase, rows in (("before", step.expected_before), ("after", step.expected_after)):
+            for index, text in enumerate(rows):
+                _check_row_text(step, phase, index, text)
+        return step
+
+
+def _check_row_text(step: SinkTestStep, phase: str, index: int, text: Any) -> None:
+    where = f"sink '{step.name}', expected row {index} {phase} restore"
+    match = _ROW_TEXT.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ProgramError(f"{where}: {text!r} is not a row like '+I[1, Alice]' "
+                           f"(kinds +I, -U, +U, -D)")
+    if step.materialized and match.group(1) != "+I":
+        raise ProgramError(f"{where}: {text!r}: a materialized view holds only +I rows")
+    fields = step.row_type.fields
+    parts = len(_split_values(match.group(2))) if fields else 0
+    # A string value may itself contain ", ", so more parts than columns is only an error
+    # when no column is a string.
+    has_strings = any(f.type.name in _STRING_TYPES for f in fields)
+    if parts < len(fields) or (parts > len(fields) and not has_strings):
+        raise ProgramError(f"{where}: {text!r} has {parts} value(s), the sink has "
+                           f"{len(fields)} column(s) ({', '.join(step.row_type.names)})")
+
+
+def _split_values(body: str) -> list[str]:
+    """Values of a row text: split at ', ' outside brackets (nested rows, arrays)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(body):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        elif depth == 0 and body.startswith(", ", index):
+            parts.append(body[start:index])
+            start = index + 2
+    parts.append(body[start:])
+    return parts
+
+
+def parse_run_sql(text: str, program_id: str) -> list[Insert]:
+    """The INSERTs of a run step; syntax errors name the program."""
+    try:
+        statements = parse_script(text, source=f"program {program_id}")
+    except StreamPlanError as err:
+        raise ProgramError(str(err)) from None
+    inserts: list[Insert] = []
+    for statement in statements:
+        if isinstance(statement, Insert):
+            inserts.append(statement)
+        elif isinstance(statement, StatementSet):
+            inserts.extend(statement.inserts)
+        else:
+            raise ProgramError(f"program {program_id}: a run step holds INSERT statements only, "
+                               f"found {type(statement).__name__}; use setup_config / "
+                               f"setup_table_source / setup_table_sink for the setup")
+    if not inserts:
+        raise ProgramError(f"program {program_id}: the run step has no INSERT statement")
+    return inserts

@@ -1,0 +1,224 @@
+"""The version rules, checked per fixture: a node version's plan JSON and state layout must
+stay what its fixtures hold. A difference means the version should have been bumped.
+
+1. the fixture's plan loads with today's classes (registry), annotations allowing it;
+2. today's compiled JSON of each node has the fixture node's shape (keys, value kinds);
+3. today's `state_layout` of each stateful node equals the one the manifest recorded, and
+   the state variables in the checkpoint are the ones the node declares.
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from pydantic import ValidationError
+
+from streamplan.errors import StreamPlanError
+from streamplan.nodes import REGISTRY, ExecNode
+from streamplan.nodes.metadata import Registry, check_plan_version
+from streamplan.plan import CompiledPlan, Edge
+
+from .checkpoint import state_variables
+from .discovery import short_name
+from .errors import Finding, FixtureError
+from .fixtures import Fixture, Manifest
+from .plan_shape import describe, shape_changes
+
+CHECK = "version-rules"
+_SPARK_STATE_TYPES = {"map": "MapState", "value": "ValueState", "list": "ListState"}
+
+
+def bump_remedy(node_type: str, registry: Registry = REGISTRY) -> str:
+    name, _, version = node_type.rpartition("_")
+    try:
+        next_version = registry.latest(name).version + 1
+    except StreamPlanError:
+        next_version = int(version) + 1
+    return (f"A new version with new fixtures is needed: bump the version of {name} "
+            f"(add @exec_node(name='{name}', version={next_version}, ...) and keep version "
+            f"{version} restoring what its fixtures hold), then generate fixtures for the new "
+            f"version with `harness generate --node {short_name(name)}`.")
+
+
+def read_plan_json(fixture: Fixture) -> dict:
+    try:
+        raw = json.loads(fixture.plan_path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise FixtureError(f"fixture {fixture.id}: cannot read its plan: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise FixtureError(f"fixture {fixture.id}: its plan is not valid JSON: {err.msg}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("nodes"), list):
+        raise FixtureError(f"fixture {fixture.id}: its plan has no 'nodes' list")
+    return raw
+
+
+def load_nodes(raw: dict, registry: Registry, where: str) -> tuple[list[tuple[dict, ExecNode]], list[str]]:
+    """Rule 1: each node through today's class of its type. Unlike streamplan's load_plan
+    (global registry, first error), this takes any registry and reports every node.
+    Returns (fixture JSON, loaded node) pairs and the problems."""
+    loaded, problems = [], []
+    engine = str(raw.get("engineVersion", ""))
+    for item in raw["nodes"]:
+        label = f"node {item.get('id')} ({item.get('type')})"
+        try:
+            cls, meta = registry.resolve(str(item.get("type")), where=f"{where}: node {item.get('id')}")
+            check_plan_version(meta, engine, f"{where}: {label}")
+            loaded.append((item, cls.model_validate(item)))
+        except StreamPlanError as err:
+            problems.append(str(err))
+        except ValidationError as err:
+            fields = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
+            problems.append(f"{label}: today's {cls.__name__} cannot read it: {fields}")
+    return loaded, problems
+
+
+def plan_of(raw: dict, nodes: list[ExecNode]) -> CompiledPlan:
+    edges = [Edge(int(edge["source"]), int(edge["target"])) for edge in raw.get("edges", [])]
+    return CompiledPlan(nodes, edges, str(raw.get("engineVersion")), str(raw.get("sparkVersion")))
+
+
+def state_layouts(plan: CompiledPlan) -> dict[str, dict]:
+    """Stateful nodes by id: their type and `state_layout(input row types)`."""
+    layouts = {}
+    for node in plan.nodes:
+        layout = node.state_layout([producer.row_type for producer in plan.inputs_of(node)])
+        if layout:
+            layouts[str(node.id)] = {"type": node.type, "layout": layout}
+    return layouts
+
+
+# ------------------------------------------------------------------------------------ rules
+
+def _shape_finding(fixture: Fixture, node_type: str, node_id, changes, registry: Registry,
+                   today: str) -> Finding:
+    return Finding(CHECK, fixture.id, (
+        f"{node_type} (node {node_id}): {describe(changes)} in {today} compared with the "
+        f"fixture's plan, but the version was not bumped. " + bump_remedy(node_type, registry)))
+
+
+def round_trip_findings(fixture: Fixture, loaded: list[tuple[dict, ExecNode]],
+                        registry: Registry) -> list[Finding]:
+    """Rule 2 without Spark: today's class writes each fixture node back in the old shape
+    (catches renamed fields that still load through an alias)."""
+    findings = []
+    for item, node in loaded:
+        changes = shape_changes(item, node.to_json(), type(node))
+        if changes:
+            findings.append(_shape_finding(fixture, node.type, node.id, changes, registry,
+                                           "the JSON today's class writes"))
+    return findings
+
+
+def plan_shape_findings(fixture: Fixture, raw: dict, compiled: CompiledPlan,
+                        registry: Registry) -> list[Finding]:
+    """Rule 2: nodes of the same type, paired in plan order, compared through today's class
+    of that type (the registry's, which may differ from the planner's in simulations)."""
+    findings = []
+    for node_type in sorted({str(item.get("type")) for item in raw["nodes"]}):
+        if node_type not in registry.by_type:
+            continue        # rule 1 reports it
+        old_nodes = [item for item in raw["nodes"] if item.get("type") == node_type]
+        new_nodes = [node for node in compiled.nodes if node.type == node_type]
+        cls = registry.by_type[node_type][0]
+        for old, new in zip(old_nodes, new_nodes):
+            try:
+                today = cls.model_validate(new.model_dump()).to_json()
+            except ValidationError as err:
+                findings.append(Finding(CHECK, fixture.id, f"{node_type}: today's {cls.__name__} "
+                                        f"cannot take the compiled node: {err.errors()[0]['msg']}"))
+                continue
+            changes = shape_changes(old, today, cls)
+            if changes:
+                findings.append(_shape_finding(fixture, node_type, old.get("id"), changes, registry,
+                                               "today's compiled plan"))
+    return findings
+
+
+def state_layout_findings(fixture: Fixture, plan: CompiledPlan, manifest: Manifest,
+                          registry: Registry) -> list[Finding]:
+    """Rule 3: the layout today's classes compute from the fixture's plan vs the recorded one."""
+    findings = []
+    today = state_layouts(plan)
+    recorded = manifest.state_layouts
+    for node_id in sorted(set(today) | set(recorded), key=int):
+        node_type = (today.get(node_id) or recorded.get(node_id))["type"]
+        old = recorded.get(node_id, {}).get("layout", {})
+        new = today.get(node_id, {}).get("layout", {})
+        changes = _layout_changes(old, new)
+        if changes:
+            findings.append(Finding(CHECK, fixture.id, (
+                f"{node_type} (node {node_id}): state layout changed: {'; '.join(changes)}. The "
+                f"fixture's checkpoint holds the old layout and the version was not bumped. "
+                + bump_remedy(node_type, registry))))
+    return findings
+
+
+def _layout_changes(old: dict, new: dict) -> list[str]:
+    changes = [f"state variable '{name}' removed" for name in sorted(old.keys() - new.keys())]
+    changes += [f"state variable '{name}' added" for name in sorted(new.keys() - old.keys())]
+    for name in sorted(old.keys() & new.keys()):
+        for part in sorted(old[name].keys() | new[name].keys()):
+            if old[name].get(part) != new[name].get(part):
+                changes.append(f"state variable '{name}' {part} changed from "
+                               f"'{old[name].get(part)}' to '{new[name].get(part)}'")
+    return changes
+
+
+def checkpoint_state_findings(fixture: Fixture, plan: CompiledPlan) -> list[Finding]:
+    """Rule 3, against Spark's own record: the state variables (names and kinds) in the
+    checkpoint's operator metadata vs what the plan's stateful nodes declare today."""
+    findings = []
+    recorded = state_variables(fixture.checkpoint_dir)
+    for sink in plan.sinks:
+        declared: dict[str, str] = {}
+        for node in _upstream(plan, sink):
+            layout = node.state_layout([producer.row_type for producer in plan.inputs_of(node)])
+            declared.update({name: _SPARK_STATE_TYPES.get(spec.get("kind", ""), spec.get("kind", ""))
+                             for name, spec in layout.items()})
+        stored = recorded.get(f"sink-{sink.id}", {})
+        if declared != stored:
+            findings.append(Finding(CHECK, fixture.id, (
+                f"the checkpoint of sink node {sink.id} holds state variables "
+                f"{_names(stored)} but today's nodes declare {_names(declared)}; the state layout "
+                f"changed without a version bump, or the fixture was edited. "
+                f"Restore the old layout, or bump the node version and generate new fixtures.")))
+    return findings
+
+
+def _names(variables: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{name}: {kind}" for name, kind in sorted(variables.items())) + "}"
+
+
+def _upstream(plan: CompiledPlan, node: ExecNode) -> list[ExecNode]:
+    seen, stack = {}, [node]
+    while stack:
+        current = stack.pop()
+        if current.id not in seen:
+            seen[current.id] = current
+            stack.extend(plan.inputs_of(current))
+    return list(seen.values())
+
+
+def version_rule_findings(fixture: Fixture, manifest: Manifest, registry: Registry = REGISTRY,
+                          compiled: Optional[CompiledPlan] = None) -> list[Finding]:
+    """All rules for one fixture; rule 2 also compares with a freshly compiled plan when given."""
+    try:
+        raw = read_plan_json(fixture)
+    except FixtureError as err:
+        return [Finding(CHECK, fixture.id, str(err))]
+    loaded, problems = load_nodes(raw, registry, f"fixture {fixture.id}")
+    findings = [Finding(CHECK, fixture.id, (
+        f"the fixture's plan no longer loads with today's classes: {problem}. Either the node's "
+        f"plan JSON changed incompatibly (then a new version with new fixtures is needed: bump "
+        f"the version and keep a class reading the old JSON), or its version was removed "
+        f"(restore the annotation)."))
+        for problem in problems]
+    findings += round_trip_findings(fixture, loaded, registry)
+    if compiled is not None:
+        findings += plan_shape_findings(fixture, raw, compiled, registry)
+    if problems:
+        return findings        # layouts need every node
+    plan = plan_of(raw, [node for _, node in loaded])
+    findings += state_layout_findings(fixture, plan, manifest, registry)
+    findings += checkpoint_state_findings(fixture, plan)
+    return findings

@@ -1,0 +1,265 @@
+"""The gate catches the breakages it exists for, and the happy path works end to end.
+
+One module-scoped generation (a tiny calc and a tiny interval-join program) feeds every test;
+each test works on a copy in its own temp dir. Nothing here writes into the real snapshots/.
+"""
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+from rich.console import Console
+
+import streamplan.options as options
+from harness.audit import (check_annotations, check_consumed_options, check_restore_completeness,
+                           check_version_rules)
+from harness.errors import ExpectationMismatch, FixtureError, FrozenFixtureError
+from harness.fixtures import fixture_for, read_manifest, scan_snapshots
+from harness.gate import run_gate
+from harness.generate import generate_fixture
+from harness.restore import restore_fixture
+from harness.runner import run_semantic
+from harness_support import (CALC_PROGRAM, JOIN_PROGRAM, PROGRAMS, CalcV2, RenamedFieldCalc,
+                             RenamedStateJoin, calc_program, registry_with, tree_digest)
+from streamplan.nodes import REGISTRY
+from streamplan.nodes.metadata import ExecNodeMetadata, exec_node
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def generated(spark, tmp_path_factory):
+    """A snapshots root holding calc_1/calc-tiny and interval-join_1/interval-join-tiny."""
+    root = tmp_path_factory.mktemp("generated")
+    for program in PROGRAMS:
+        generate_fixture(program, root, spark=spark)
+    return root
+
+
+@pytest.fixture
+def snapshots(generated, tmp_path):
+    """A private copy of the generated fixtures."""
+    root = tmp_path / "snapshots"
+    shutil.copytree(generated, root)
+    return root
+
+
+def join_fixture(root):
+    return fixture_for(root, "interval-join", 1, JOIN_PROGRAM.id)
+
+
+def calc_fixture(root, version=1):
+    return fixture_for(root, "calc", version, CALC_PROGRAM.id)
+
+
+# --- generate ------------------------------------------------------------------------------------
+
+def test_generate_writes_a_small_portable_fixture_with_its_manifest(generated):
+    fixture = join_fixture(generated)
+    names = sorted(p.relative_to(fixture.directory).as_posix() for p in fixture.directory.rglob("*")
+                   if p.is_file())
+    assert "plan/interval-join-tiny.json" in names and "manifest.json" in names
+    assert "checkpoint.sha256" in names and "checkpoint/streamplan.json" in names
+    assert not [name for name in names if name.endswith(".crc")]
+    assert sum(p.stat().st_size for p in fixture.directory.rglob("*") if p.is_file()) < 64_000
+    manifest = read_manifest(fixture)
+    assert manifest.node_type == "stream-exec-interval-join_1"
+    assert manifest.outputs == {"J": []}
+    (layout,) = manifest.state_layouts.values()
+    assert layout["type"] == "stream-exec-interval-join_1"
+    assert {"left-cache", "right-cache"} <= set(layout["layout"])
+
+
+def test_generate_is_deterministic(spark, generated, tmp_path):
+    again = generate_fixture(CALC_PROGRAM, tmp_path, spark=spark)
+    first = calc_fixture(generated)
+    assert again.plan_path.read_bytes() == first.plan_path.read_bytes()
+    assert again.manifest_path.read_bytes() == first.manifest_path.read_bytes()
+
+
+def test_generate_fails_with_a_diff_and_writes_nothing_when_the_output_differs(spark, tmp_path):
+    with pytest.raises(ExpectationMismatch) as caught:
+        generate_fixture(calc_program(before_expected="+I[1, a]"), tmp_path, spark=spark)
+    assert "program calc-tiny, before restore" in str(caught.value)
+    assert "- +I[1, a]\n+ +I[1, A]" in caught.value.diff
+    assert scan_snapshots(tmp_path)[0] == []
+
+
+def test_generate_refuses_frozen_versions_and_hiding_a_layout_break(spark, snapshots):
+    registry = registry_with(extra=(CalcV2,))
+    with pytest.raises(FrozenFixtureError, match="fixtures of stream-exec-calc_1 are frozen: "
+                                                 "generate only writes fixtures of the latest "
+                                                 "version \\(stream-exec-calc_2\\)"):
+        generate_fixture(CALC_PROGRAM, snapshots, registry, spark=spark, version=1)
+    before = tree_digest(snapshots)
+    with pytest.raises(FixtureError, match="(?s)not regenerating interval-join_1/interval-join-tiny.*"
+                                           "state variable 'left-cache' removed.*Bump the version"):
+        generate_fixture(JOIN_PROGRAM, snapshots, registry_with(RenamedStateJoin), spark=spark)
+    assert tree_digest(snapshots) == before
+
+
+# --- restore -------------------------------------------------------------------------------------
+
+def test_restore_resumes_state_from_a_copy_and_never_touches_the_fixture(spark, generated):
+    before = tree_digest(generated)
+    result = restore_fixture(join_fixture(generated), PROGRAMS, spark=spark)
+    assert result.sinks["J"].texts == ["+I[1, 1]"]
+    assert tree_digest(generated) == before
+
+
+def test_restore_reports_a_readable_diff(spark, snapshots):
+    with pytest.raises(ExpectationMismatch) as caught:
+        restore_fixture(calc_fixture(snapshots), [calc_program(after_expected="+I[2, b]")], spark=spark)
+    assert str(caught.value).startswith("program calc-tiny, after restore: the sink output differs")
+    assert caught.value.diff.splitlines()[-2:] == ["- +I[2, b]", "+ +I[2, B]"]
+
+
+def test_restore_refuses_modified_fixtures_and_changed_programs(snapshots):
+    fixture = calc_fixture(snapshots)
+    with pytest.raises(FixtureError, match="program calc-tiny changed its sources' schemas or "
+                                           "before-restore rows"):
+        restore_fixture(fixture, [calc_program(before_value="z")])
+    offsets = sorted((fixture.checkpoint_dir / "sink-3" / "offsets").iterdir())[-1]
+    offsets.write_text(offsets.read_text() + " ")
+    with pytest.raises(FixtureError, match=r"checkpoint/sink-3/offsets/\d+ modified.*restore it from git"):
+        restore_fixture(fixture, PROGRAMS)
+
+
+def test_semantic_mode_runs_all_data_without_a_restore(spark):
+    result = run_semantic(CALC_PROGRAM, spark)
+    assert result.sinks["Out"].texts == ["+I[1, A]", "+I[2, B]"]
+
+
+# --- the breakages the audit exists for ------------------------------------------------------------
+
+def test_clean_fixtures_pass_the_version_rules(spark, generated):
+    assert check_version_rules(PROGRAMS, generated, spark=spark) == []
+
+
+def test_state_layout_change_without_a_bump_is_caught(snapshots):
+    findings = check_version_rules(PROGRAMS, snapshots, registry_with(RenamedStateJoin), compile=False)
+    messages = [f.message for f in findings if f.subject == "interval-join_1/interval-join-tiny"]
+    assert len(messages) == 2
+    layout, checkpoint = messages
+    assert layout.startswith("stream-exec-interval-join_1 (node 5): state layout changed: state "
+                             "variable 'left-cache' removed; state variable 'left-rows' added.")
+    assert ("A new version with new fixtures is needed: bump the version of "
+            "stream-exec-interval-join (add @exec_node(name='stream-exec-interval-join', version=2"
+            in layout)
+    holds, declares = checkpoint.split(" but today's nodes declare ")
+    assert holds.startswith("the checkpoint of sink node 7 holds state variables {")
+    assert "left-cache: MapState" in holds and "left-rows" not in holds
+    assert "left-rows: MapState" in declares and "left-cache" not in declares
+
+
+def test_plan_field_renamed_without_a_bump_is_caught(spark, snapshots):
+    findings = check_version_rules(PROGRAMS, snapshots, registry_with(RenamedFieldCalc), spark=spark)
+    # The join plan projects after the join, so it holds a calc node too.
+    assert {f.subject for f in findings} == {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny"}
+    messages = [f.message for f in findings if f.subject == "calc_1/calc-tiny"]
+    assert [m.split(" in ")[0] for m in messages] == [
+        "stream-exec-calc_1 (node 2): plan field 'projection' removed; plan field 'projections' added"] * 2
+    assert "in the JSON today's class writes compared with the fixture's plan" in messages[0]
+    assert "in today's compiled plan compared with the fixture's plan" in messages[1]
+    assert all("but the version was not bumped. A new version with new fixtures is needed: bump the "
+               "version of stream-exec-calc" in m for m in messages)
+
+
+def test_a_consumed_option_that_no_longer_exists_is_caught(monkeypatch):
+    monkeypatch.delitem(options.OPTIONS, "table.exec.sink.not-null-enforcer")
+    findings = check_consumed_options(PROGRAMS, REGISTRY)
+    (finding,) = [f for f in findings if f.subject == "stream-exec-sink_1"]
+    assert finding.message.startswith("consumes option 'table.exec.sink.not-null-enforcer', which "
+                                      "does not exist (by key or fallback key)")
+
+
+def test_a_consumed_option_no_program_exercises_is_caught():
+    findings = check_consumed_options(PROGRAMS, REGISTRY)
+    assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1"}
+    exercised = check_consumed_options([*PROGRAMS, _with_config(
+        "table.exec.sink.not-null-enforcer", "DROP")], REGISTRY)
+    assert {f.subject for f in exercised} == {"stream-exec-interval-join_1"}
+
+
+def _with_config(key, value):
+    from harness import TableTestProgram
+    built = calc_program()
+    builder = TableTestProgram.of("calc-configured", "x").setup_config(key, value)
+    for step in built.steps:
+        builder = builder.add_step(step)
+    return builder.build()
+
+
+def test_a_node_version_without_a_fixture_is_caught(snapshots):
+    findings = check_restore_completeness(PROGRAMS, snapshots, registry_with(extra=(CalcV2,)))
+    by_subject = {f.subject: f.message for f in findings}
+    assert by_subject["stream-exec-calc_2"].startswith(
+        "no fixture under snapshots/calc_2/: nothing proves that plans and checkpoints of this "
+        "version restore. Run `harness generate --node calc`")
+    assert "program calc-tiny has no fixture for the latest version" in by_subject["calc_2/calc-tiny"]
+    assert "stream-exec-calc_1" not in by_subject      # version 1 keeps its fixture
+
+
+def test_a_fixture_of_an_unregistered_version_is_caught(snapshots):
+    shutil.copytree(calc_fixture(snapshots).directory, snapshots / "calc_9" / "calc-tiny")
+    findings = check_restore_completeness(PROGRAMS, snapshots)
+    (finding,) = [f for f in findings if f.subject == "calc_9/calc-tiny"]
+    assert finding.message.startswith("belongs to stream-exec-calc version 9, which is not a "
+                                      "registered version. Restore the @exec_node(")
+    with pytest.raises(FixtureError, match="rule 'every fixture belongs to a registered node "
+                                           "version': version 9 of stream-exec-calc is not "
+                                           "registered \\(registered: 1\\). Remedy: restore"):
+        restore_fixture(calc_fixture(snapshots, 9), PROGRAMS)
+
+
+def test_annotation_sanity():
+    registry = registry_with()
+    too_new = ExecNodeMetadata("stream-exec-calc", 3, "9.9", "0.1")
+
+    @exec_node(name="stream-exec-calc", version=4, min_plan_version="0.1", min_state_version="0.1")
+    @exec_node(name="stream-exec-calc", version=4, min_plan_version="0.1", min_state_version="0.1")
+    class Twice(CalcV2):
+        pass
+
+    registry.by_type["stream-exec-calc_3"] = (CalcV2, too_new)
+    registry.by_type["stream-exec-calc_4"] = (Twice, Twice._exec_node_metadata[0])
+    messages = {f"{f.subject}: {f.message}" for f in check_annotations(registry)}
+    assert messages == {
+        "stream-exec-calc_3: min_plan_version 9.9 is above the engine version 0.1: no release "
+        "could have written what it claims to restore; lower it to at most 0.1",
+        "Twice: annotated more than once with version(s) 4; every version of a node needs its "
+        "own number"}
+    assert check_annotations(REGISTRY) == []
+
+
+# --- the happy path: bump, generate, both versions restore -----------------------------------------
+
+def test_bumping_a_version_keeps_old_fixtures_and_adds_new_ones(spark, snapshots, monkeypatch):
+    meta = CalcV2._exec_node_metadata[0]
+    monkeypatch.setitem(REGISTRY.by_type, meta.type_id, (CalcV2, meta))   # the bump, everywhere
+    old = calc_fixture(snapshots)
+    old_digest = tree_digest(old.directory)
+    new = generate_fixture(CALC_PROGRAM, snapshots, spark=spark)
+    assert new.id == "calc_2/calc-tiny"
+    assert read_manifest(new).node_type == "stream-exec-calc_2"
+    for fixture in (old, new):
+        assert restore_fixture(fixture, PROGRAMS, spark=spark).sinks["Out"].texts == ["+I[2, B]"]
+    assert tree_digest(old.directory) == old_digest
+    assert not [f for f in check_restore_completeness(PROGRAMS, snapshots) if "calc" in f.subject]
+
+
+# --- the gate -----------------------------------------------------------------------------------
+
+def test_the_gate_writes_junit_and_fails_on_findings(spark, tmp_path):
+    junit = tmp_path / "out" / "gate.xml"
+    console = Console(record=True, width=200)
+    assert run_gate(tmp_path / "empty", junit, console, spark=spark) == 1
+    suites = {suite.get("name"): suite for suite in ET.parse(junit).getroot()}
+    cases = {case.get("name"): case for case in suites["audit"]}
+    assert set(cases) == {"annotations", "consumed-options", "restore-completeness", "version-rules"}
+    assert cases["annotations"].find("failure") is None
+    failure = cases["restore-completeness"].find("failure")
+    assert "no fixture under snapshots/calc_1/" in failure.text
+    assert len(suites["restore"]) == 0
+    assert "gate FAILED: audit 3/4 checks passed, restore 0/0 fixtures restored" in console.export_text()

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import sys
-import time
 from decimal import Decimal
 
 import pytest
@@ -83,18 +80,6 @@ EXPRESSIONS = [
     "(1e1 / j) % IF(b, 2, NULL)", "s NOT ILIKE 'a%'", "CONCAT(NULL, CAST(u AS INT))",
     "1e1 % j > 0 AND 1 = 2", "1e1 % j > 0 OR 2 > 1",
 ]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["TZ"] = "UTC"          # Python-side TIMESTAMP conversion uses the local zone
-    time.tzset()
-    from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[1]")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.ui.enabled", "false").getOrCreate())
-    yield session
 
 
 @pytest.fixture(scope="module")

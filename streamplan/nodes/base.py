@@ -14,8 +14,6 @@ from ..types import RowType, parse_row_type
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
-    from .metadata import ExecNodeMetadata
-
 
 class PlanModel(BaseModel):
     """Plan JSON objects: camelCase keys, unknown keys rejected, immutable."""

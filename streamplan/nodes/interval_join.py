@@ -99,6 +99,8 @@ class StreamExecIntervalJoin(ExecNode):
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.interval_join import state_layout
 
+        if self.negative_window:        # translated without transformWithState: no state
+            return {}
         left, right = inputs
         return state_layout(struct_ddl(left), struct_ddl(right))
 

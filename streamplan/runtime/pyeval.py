@@ -11,6 +11,11 @@ date, timedelta (day-time INTERVAL). Only column names are known, not column typ
 Spark's static type rules are applied to the runtime types of the values: int / int is
 DOUBLE, anything with a float is DOUBLE, else anything with a Decimal is DECIMAL, a string
 next to a number / timestamp / date / boolean is cast to that type, and so on.
+
+Known differences, all from the missing static types: CASE/IF/COALESCE branches are not
+unified to a common type (Spark's `IF(c, 1, 2.5D)` is 1.0, here 1); a DECIMAL quotient is
+rounded at Spark's scale only for a literal divisor, else kept to 38 digits; FLOAT values
+print as DOUBLE; integer overflow is not detected.
 """
 from __future__ import annotations
 

@@ -177,3 +177,26 @@ def test_state_ttl_edits_survive_explain(env):
     text = explain_plan(compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */"))
     assert "IntervalJoin(joinType=[LeftOuterJoin]" in text
     assert "changelog=I,UB,UA" in text
+
+
+def test_integer_division_is_integral_as_in_flink(env):
+    plan = env.compile_sql("INSERT INTO Snk SELECT k / 2, v, CAST(k / 2.0 AS STRING) FROM L")
+    calc = next(n for n in plan.to_json()["nodes"] if n["type"] == "stream-exec-calc_1")
+    assert calc["projection"][0] == "CAST(`k` DIV 2 AS INT)"
+    assert "DIV" not in calc["projection"][2]
+
+
+def test_nested_integer_division_rewrites_inner_first(env):
+    plan = env.compile_sql("INSERT INTO Snk SELECT (k / 2) / 3, v, v FROM L")
+    calc = next(n for n in plan.to_json()["nodes"] if n["type"] == "stream-exec-calc_1")
+    assert calc["projection"][0] == "CAST((CAST(`k` DIV 2 AS INT)) DIV 3 AS INT)"
+
+
+def test_narrowing_into_a_sink_column_needs_an_explicit_cast(env):
+    env.execute_sql("CREATE TABLE Narrow (a INT, b BIGINT) WITH ('connector' = 'values')")
+    with pytest.raises(PlanningError, match=r"of type DOUBLE cannot be written to sink column 'a' "
+                                            r"of type INT; add an explicit CAST"):
+        env.compile_sql("INSERT INTO Narrow SELECT CAST(k AS DOUBLE) * 1.5, k FROM L")
+    plan = env.compile_sql("INSERT INTO Narrow SELECT k, k FROM L")   # INT widens to BIGINT
+    calc = next(n for n in plan.to_json()["nodes"] if n["type"] == "stream-exec-calc_1")
+    assert calc["projection"] == ["`k`", "CAST(`k` AS BIGINT)"]

@@ -89,15 +89,16 @@ class PlanBuilder:
         sink_table = self._table(insert.target, where, role="sink")
         relation, join = self._plan_from(select, insert, where)
         scope = Scope(relation.scope_fields, where)
-        projection, names = self._projection(select, scope, where)
+        projection, names = self._projection(select, scope, relation.node.row_type, where)
         condition = select.args.get("where")
-        condition_sql = spark_sql(scope.rewrite(condition.this)) if condition else None
+        input_row = relation.node.row_type
+        condition_sql = (self._sql(scope.rewrite(condition.this), input_row, where)
+                         if condition else None)
         sink_row = table_row_type(sink_table, physical_only=True)
         if len(projection) != len(sink_row.fields):
             raise PlanningError(
                 f"{where}: column count of the query ({len(projection)}) and of sink "
                 f"'{sink_table.name}' ({len(sink_row.fields)}: {', '.join(sink_row.names)}) differ")
-        input_row = relation.node.row_type
         if condition_sql is not None:
             self.types.check_condition(input_row, condition_sql, where)
         result_types = self.types.resolve(input_row, projection, None, where)
@@ -117,7 +118,12 @@ class PlanBuilder:
                  input_changelog_mode=mode_names(self.modes[node.id]), output_type=sink_row.text,
                  description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}])")
 
-    def _projection(self, select: exp.Select, scope: Scope, where: str) -> tuple[list[str], list[str]]:
+    def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
+        """Spark SQL text of a resolved expression, with Flink's integer division."""
+        return spark_sql(integer_division(expression, input_row, self.types, where))
+
+    def _projection(self, select: exp.Select, scope: Scope, input_row: RowType,
+                    where: str) -> tuple[list[str], list[str]]:
         projection, names = [], []
         for index, item in enumerate(select.expressions):
             target = item.this if isinstance(item, exp.Alias) else item
@@ -133,7 +139,7 @@ class PlanBuilder:
                                           hint="only projections and filters are supported here")
             if any(isinstance(node, exp.Window) for node in target.walk()):
                 raise UnsupportedSqlError("OVER window (needs stream-exec-over-aggregate)")
-            projection.append(spark_sql(scope.rewrite(target)))
+            projection.append(self._sql(scope.rewrite(target), input_row, where))
             if isinstance(item, exp.Alias):
                 names.append(item.alias)
             elif plain_column(target):
@@ -200,8 +206,8 @@ class PlanBuilder:
                         description=f"TableSourceScan(table=[[{table.name}]], "
                                     f"fields=[{', '.join(physical.names)}])")
         if any(column.computed is not None for column in table.columns):
-            projection = [f"`{c.name}`" if c.computed is None else spark_sql(c.computed)
-                          for c in table.columns]
+            projection = [f"`{c.name}`" if c.computed is None
+                          else self._sql(c.computed, physical, where) for c in table.columns]
             names = [c.name for c in table.columns]
             types = self.types.resolve(physical, projection, None, where)
             row = RowType(tuple(Field(n, t) for n, t in zip(names, types)))
@@ -281,7 +287,7 @@ class PlanBuilder:
         non_equi = None
         if remaining:
             joined = exp.and_(*remaining) if len(remaining) > 1 else remaining[0]
-            non_equi = spark_sql(Scope(out_scope, where).rewrite(joined))
+            non_equi = self._sql(Scope(out_scope, where).rewrite(joined), output, where)
             self.types.check_condition(output, non_equi, where)
             _check_python_condition(non_equi, output, where)
         spec = IntervalJoinSpec(
@@ -403,8 +409,18 @@ def _calc_description(projection: list[str], names: list[str], condition: Option
     return f"Calc(select=[{select}]" + (f", where=[{condition}])" if condition else ")")
 
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+# Numeric types in widening order: an INSERT may cast implicitly only to the right.
+_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE")
+_INTEGRAL = _NUMERIC[:4]
 _STRINGS = ("STRING", "VARCHAR", "CHAR")
+
+
+def _widens(got: SqlType, want: SqlType) -> bool:
+    if got.name == want.name == "DECIMAL":
+        (p1, s1), (p2, s2) = got.params, want.params
+        return s2 >= s1 and p2 - s2 >= p1 - s1
+    return (got.name in _NUMERIC and want.name in _NUMERIC
+            and _NUMERIC.index(got.name) < _NUMERIC.index(want.name))
 
 
 def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
@@ -414,10 +430,32 @@ def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
             (got.name in _STRINGS and want.name in _STRINGS) or \
             (got.is_timestamp and want.is_timestamp):
         return expr
-    if got.name in _NUMERIC and want.name in _NUMERIC:
+    if _widens(got, want):
         return f"CAST({expr} AS {want.to_spark().simpleString().upper()})"
     raise PlanningError(f"{where}: query column {expr} of type {got.text} cannot be written to "
                         f"sink column '{target.name}' of type {want.text}; add an explicit CAST")
+
+
+def integer_division(expression: exp.Expression, input_row: RowType, types: SparkTypeResolver,
+                     where: str) -> exp.Expression:
+    """Flink divides integers as integers (7 / 2 = 3); Spark's `/` always gives a DOUBLE.
+
+    Each `/` whose operands Spark types as integral becomes `CAST(a DIV b AS <wider type>)`,
+    innermost first so that an outer division sees the rewritten operands' types.
+    """
+    divisions = sorted(expression.find_all(exp.Div), key=lambda node: node.depth, reverse=True)
+    if not divisions:
+        return expression
+    root = exp.Paren(this=expression)          # a parent, so the top node can be replaced too
+    for node in divisions:
+        left, right = types.resolve(input_row, [spark_sql(node.this), spark_sql(node.expression)],
+                                    None, where)
+        if left.name in _INTEGRAL and right.name in _INTEGRAL:
+            wider = max(left.name, right.name, key=_INTEGRAL.index)
+            node.replace(exp.Cast(this=exp.IntDiv(this=node.this.copy(),
+                                                  expression=node.expression.copy()),
+                                  to=exp.DataType.build(wider)))
+    return root.this
 
 
 def _check_python_condition(condition: str, output: RowType, where: str) -> None:

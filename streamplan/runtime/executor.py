@@ -183,13 +183,22 @@ def _json_row(values: tuple) -> tuple:
     return tuple(to_json(value) for value in values)
 
 
+# Error classes that only wrap the real cause.
+_WRAPPERS = {"STREAM_FAILED", "FOREACH_BATCH_USER_FUNCTION_ERROR"}
+_ERROR_CLASS = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]\s*(.*?)\s*(?:SQLSTATE|\n|$)", re.S)
+
+
 def _root_message(err: Exception) -> str:
-    """The first line that explains the failure, without JVM stack frames."""
+    """The error class and message of the root cause, without wrappers or JVM frames."""
     text = str(err)
-    for pattern in (r"\[USER_RAISED_EXCEPTION\]\s*(.*?)\s*SQLSTATE", r"PythonException:\s*(.*)"):
-        match = re.search(pattern, text, re.S)
-        if match:
-            return match.group(1).strip().splitlines()[0]
+    for match in _ERROR_CLASS.finditer(text):
+        if match.group(1) not in _WRAPPERS:
+            message = match.group(2).strip()
+            return message if match.group(1) == "USER_RAISED_EXCEPTION" else \
+                f"[{match.group(1)}] {message}"
+    python = re.search(r"PythonException:\s*(.*)", text)
+    if python:
+        return python.group(1).strip().splitlines()[0]
     return text.strip().splitlines()[0] if text.strip() else type(err).__name__
 
 

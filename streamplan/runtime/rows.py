@@ -44,7 +44,9 @@ def to_python(value: Any, sql_type: SqlType) -> Any:
 def to_json(value: Any) -> Any:
     """A Python value from Spark as JSON (timestamps ISO text, decimals exact text)."""
     if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ", timespec="milliseconds")
+        # Milliseconds unless the value carries microseconds (TIMESTAMP(6)): nothing is lost.
+        spec = "microseconds" if value.microsecond % 1000 else "milliseconds"
+        return value.isoformat(sep=" ", timespec=spec)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, Decimal):
@@ -65,14 +67,25 @@ def _java_datetime(value: dt.datetime) -> str:
     return text
 
 
-def _java_double(value: float) -> str:
+def _java_floating(value: float, shortest: str) -> str:
+    """Java's Double/Float.toString from the shortest round-trip digits: plain notation for
+    1e-3 <= |v| < 1e7, else d.dddE±n."""
     if value != value:
         return "NaN"
     if value in (float("inf"), float("-inf")):
         return "Infinity" if value > 0 else "-Infinity"
-    if value == int(value) and abs(value) < 1e7:
-        return f"{value:.1f}"
-    return repr(value)
+    if value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    sign, digits, exponent = Decimal(shortest).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    point = len(text) + exponent                 # digits before the decimal point
+    prefix = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if point <= 0:
+            return f"{prefix}0.{'0' * -point}{text}"
+        whole, fraction = text[:point].ljust(point, "0"), text[point:]
+        return f"{prefix}{whole}.{fraction or '0'}"
+    return f"{prefix}{text[0]}.{text[1:] or '0'}E{point - 1}"
 
 
 def format_value(value: Any, sql_type: SqlType | None = None) -> str:
@@ -85,7 +98,11 @@ def format_value(value: Any, sql_type: SqlType | None = None) -> str:
     if isinstance(value, dt.datetime):
         return _java_datetime(value)
     if isinstance(value, float):
-        return _java_double(value)
+        if sql_type is not None and sql_type.name == "FLOAT":
+            import numpy
+
+            return _java_floating(value, repr(float(str(numpy.float32(value)))))
+        return _java_floating(value, repr(value))
     return str(value)
 
 

@@ -1,0 +1,40 @@
+"""Values as Flink prints them (Row.toString) and lossless JSON round trips."""
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy
+import pytest
+
+from streamplan.runtime.rows import format_value, to_json, to_python
+from streamplan.types import parse_type
+
+
+@pytest.mark.parametrize("value, text", [
+    (1e7, "1.0E7"), (1e21, "1.0E21"), (12345678.9, "1.23456789E7"), (1e-5, "1.0E-5"),
+    (2e-4, "2.0E-4"), (0.001, "0.001"), (123.0, "123.0"), (-2.5, "-2.5"), (-0.0, "-0.0"),
+    (0.30000000000000004, "0.30000000000000004"), (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+])
+def test_doubles_print_like_java(value, text):
+    assert format_value(value, parse_type("DOUBLE")) == text
+
+
+@pytest.mark.parametrize("value, text", [(1.1, "1.1"), (0.1, "0.1"), (1e10, "1.0E10"),
+                                         (16777216.0, "1.6777216E7"), (1e-4, "1.0E-4")])
+def test_floats_print_like_java_float(value, text):
+    assert format_value(float(numpy.float32(value)), parse_type("FLOAT")) == text
+
+
+@pytest.mark.parametrize("value, text", [
+    (dt.datetime(2024, 1, 1, 10, 0), "2024-01-01T10:00"),
+    (dt.datetime(2024, 1, 1, 10, 0, 1), "2024-01-01T10:00:01"),
+    (dt.datetime(2024, 1, 1, 10, 0, 2, 100000), "2024-01-01T10:00:02.100"),
+    (dt.datetime(2024, 1, 1, 10, 0, 0, 123456), "2024-01-01T10:00:00.123456"),
+])
+def test_timestamps_print_like_java_local_date_time(value, text):
+    assert format_value(value) == text
+
+
+def test_microseconds_survive_the_json_round_trip():
+    value = dt.datetime(2024, 1, 1, 23, 59, 59, 999999)
+    assert to_python(to_json(value), parse_type("TIMESTAMP(6)")) == value

@@ -450,35 +450,42 @@ def main(argv: Optional[list[str]] = None) -> int:
         def fresh(name: str) -> Path:
             return root / f"{name}-{next(counter)}"
 
+        warm_feeds: Optional[dict[str, str]] = None
         if not args.no_warmup:
             small = generate(2_000, 200, 2, span_for(2_000, 200, args.matches),
                              args.jitter_ms, args.seed)
             small_dir = fresh("warmup")
             small_dir.mkdir()
-            small_feeds = write_feeds(plan, small, small_dir)
-            t0 = time.perf_counter()
-            run_spark(spark, plan, small_feeds, 4_000, fresh("ckpt-warm-spark"))
-            run_streamplan(spark, plan, small_feeds, 4_000, fresh("ckpt-warm-node"))
-            console.print(f"warm-up done in {time.perf_counter() - t0:.1f} s")
+            warm_feeds = write_feeds(plan, small, small_dir)
+
+        def warm_up(runner) -> None:
+            """A tiny run right before the timed one: PySpark kills Python workers idle for a
+            minute, so a warm-up long before would not keep them."""
+            if warm_feeds is not None:
+                runner(spark, plan, warm_feeds, 4_000, fresh("ckpt-warm"))
+
+        def report(attempt: int, run: Run) -> None:
+            console.print(f"  [{attempt + 1}/{args.repeat}] {run.engine}: "
+                          f"{run.seconds:.1f} s ({run.cpu_seconds:.1f} CPU s), "
+                          f"{run.output_rows:,} output rows")
+            if args.verbose and run.batch_ms:
+                console.print(f"    batch ms: {run.batch_ms}")
 
         engines: dict[str, list[Run]] = {}
         for attempt in range(args.repeat):
             for key, runner in (("spark", run_spark), ("node", run_streamplan),
                                 ("source", run_source_only)):
+                if key != "source":
+                    warm_up(runner)
                 run = runner(spark, plan, feeds, input_rows, fresh(f"ckpt-{key}"))
                 engines.setdefault(key, []).append(run)
-                console.print(f"  [{attempt + 1}/{args.repeat}] {run.engine}: "
-                              f"{run.seconds:.1f} s ({run.cpu_seconds:.1f} CPU s), "
-                              f"{run.output_rows:,} output rows")
-                if args.verbose:
-                    console.print(f"    batch ms: {run.batch_ms}")
+                report(attempt, run)
             if args.executor:
+                warm_up(run_streamplan)
                 run = run_executor(spark, plan, work, input_rows, fresh("ckpt-executor"),
                                    fresh("out-executor"))
                 engines.setdefault("executor", []).append(run)
-                console.print(f"  [{attempt + 1}/{args.repeat}] {run.engine}: "
-                              f"{run.seconds:.1f} s ({run.cpu_seconds:.1f} CPU s), "
-                              f"{run.output_rows:,} output rows")
+                report(attempt, run)
     finally:
         if args.work_dir is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -154,6 +154,18 @@ def list_(snapshots: Path = SNAPSHOTS):
         console.print(f"  [red]?[/] {problem}", highlight=False)
 
 
+@app.command()
+def demo(program: str = typer.Option("interval-join-early-fire", "--program",
+                                     help="program to generate and restore")):
+    """Generate one program's fixture into a temp dir and restore it (the flagship by default)."""
+    from .demo import run_demo
+
+    try:
+        run_demo(console, program)
+    except (HarnessError, StreamPlanError) as err:
+        _fail(err)
+
+
 def main() -> None:
     app()
 

@@ -21,7 +21,7 @@ from .errors import FixtureError, FrozenFixtureError, ProgramError
 from .fixtures import (Fixture, Manifest, encode_rows, fixture_for, json_text, read_manifest,
                        sha256_file, tree_checksums, write_checksums)
 from .program import TableTestProgram
-from .runner import check_outputs, compile_program, run_phases
+from .runner import check_outputs, compile_program, retry_worker_start, run_phases
 from .version_rules import state_layouts, version_rule_findings
 
 
@@ -42,8 +42,11 @@ def generate_fixture(program: TableTestProgram, snapshots: Path, registry: Regis
     if fixture.directory.exists() and not force:
         _refuse_hiding_a_break(fixture, plan, registry)
     with tempfile.TemporaryDirectory(prefix="harness-generate-") as work:
-        checkpoint = Path(work) / "checkpoint"
-        result = run_phases(env, plan, program, ["before"], False, checkpoint)
+        def attempt():
+            checkpoint = Path(tempfile.mkdtemp(dir=work)) / "checkpoint"
+            return checkpoint, run_phases(env, plan, program, ["before"], False, checkpoint)
+
+        checkpoint, result = retry_worker_start(attempt)
         check_outputs(program, result, "before")
         make_portable(checkpoint)
         staging = Path(tempfile.mkdtemp(prefix=f".{program.id}-", dir=_parent(fixture)))

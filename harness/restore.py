@@ -18,7 +18,7 @@ from .discovery import node_names, short_name
 from .errors import FixtureError
 from .fixtures import Fixture, Manifest, decode_rows, read_manifest, verify_fixture
 from .program import TableTestProgram
-from .runner import check_outputs, program_environment, run_phases
+from .runner import check_outputs, program_environment, retry_worker_start, run_phases
 from .version_rules import load_nodes, read_plan_json
 
 
@@ -41,9 +41,13 @@ def restore_fixture(fixture: Fixture, programs: list[TableTestProgram],
         raise FixtureError(f"fixture {fixture.id}: rule 'the plan of a released version loads': "
                            f"{err}") from None
     env = program_environment(program, spark)
-    with tempfile.TemporaryDirectory(prefix="harness-restore-") as work:
-        checkpoint = materialize(fixture.checkpoint_dir, Path(work) / "checkpoint")
-        result = run_phases(env, plan, program, ["before", "after"], True, checkpoint)
+
+    def attempt() -> RunResult:
+        with tempfile.TemporaryDirectory(prefix="harness-restore-") as work:
+            checkpoint = materialize(fixture.checkpoint_dir, Path(work) / "checkpoint")
+            return run_phases(env, plan, program, ["before", "after"], True, checkpoint)
+
+    result = retry_worker_start(attempt)
     prior = {sink.table.identifier: decode_rows(manifest.outputs.get(sink.table.identifier, []),
                                                 sink.row_type) for sink in plan.sinks}
     check_outputs(program, result, "after", prior)

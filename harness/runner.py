@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.api import TableEnvironment, source_scans
-from streamplan.errors import StreamPlanError
+from streamplan.errors import ExecutionError, StreamPlanError
 from streamplan.plan import CompiledPlan
 from streamplan.runtime.changelog_sink import ChangelogRow
 from streamplan.runtime.executor import RunResult, phased_steps
@@ -23,6 +23,7 @@ from .discovery import check_runnable
 from .errors import ExpectationMismatch, ProgramError
 from .program import TableTestProgram
 
+T = TypeVar("T")
 Phase = Literal["before", "after"]
 Stage = Literal["before", "after", "all"]   # which expectations a run's output must meet
 
@@ -74,6 +75,21 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
                                 data=steps)
 
 
+# Spark waits a fixed 10 s for a new Python worker to connect back; on an oversubscribed
+# machine a cold worker misses that. Such a failure says nothing about the plan or the
+# fixture, so a run that hit it is repeated once, from scratch (callers pass a fresh start).
+_WORKER_START_FAILURES = ("Python worker failed to connect back", "CANNOT_OPEN_SOCKET")
+
+
+def retry_worker_start(attempt: Callable[[], T]) -> T:
+    try:
+        return attempt()
+    except ExecutionError as err:
+        if not any(marker in str(err) for marker in _WORKER_START_FAILURES):
+            raise
+    return attempt()
+
+
 def check_outputs(program: TableTestProgram, result: RunResult, stage: Stage,
                   prior: Optional[dict[str, list[ChangelogRow]]] = None) -> None:
     """Compare every sink with the expectations of `stage`; `prior` holds the rows a
@@ -105,7 +121,11 @@ def check_outputs(program: TableTestProgram, result: RunResult, stage: Stage,
 def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
     """All data in one run without a restore; checks before + after expectations."""
     env, plan = compile_program(program, spark)
-    with tempfile.TemporaryDirectory(prefix="harness-semantic-") as work:
-        result = run_phases(env, plan, program, ["before", "after"], True, Path(work) / "checkpoint")
+
+    def attempt() -> RunResult:
+        with tempfile.TemporaryDirectory(prefix="harness-semantic-") as work:
+            return run_phases(env, plan, program, ["before", "after"], True, Path(work) / "checkpoint")
+
+    result = retry_worker_start(attempt)
     check_outputs(program, result, "all")
     return result

@@ -69,6 +69,8 @@ def load_nodes(raw: dict, registry: Registry, where: str) -> tuple[list[tuple[di
         except ValidationError as err:
             fields = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
             problems.append(f"{label}: today's {cls.__name__} cannot read it: {fields}")
+        except ValueError as err:       # engineVersion that is not a version
+            problems.append(f"{label}: {err}")
     return loaded, problems
 
 
@@ -77,11 +79,15 @@ def plan_of(raw: dict, nodes: list[ExecNode]) -> CompiledPlan:
     return CompiledPlan(nodes, edges, str(raw.get("engineVersion")), str(raw.get("sparkVersion")))
 
 
+def layout_of(plan: CompiledPlan, node: ExecNode) -> dict[str, dict[str, str]]:
+    return node.state_layout([producer.row_type for producer in plan.inputs_of(node)])
+
+
 def state_layouts(plan: CompiledPlan) -> dict[str, dict]:
     """Stateful nodes by id: their type and `state_layout(input row types)`."""
     layouts = {}
     for node in plan.nodes:
-        layout = node.state_layout([producer.row_type for producer in plan.inputs_of(node)])
+        layout = layout_of(plan, node)
         if layout:
             layouts[str(node.id)] = {"type": node.type, "layout": layout}
     return layouts
@@ -171,17 +177,21 @@ def checkpoint_state_findings(fixture: Fixture, plan: CompiledPlan) -> list[Find
     recorded = state_variables(fixture.checkpoint_dir)
     for sink in plan.sinks:
         declared: dict[str, str] = {}
+        stateful = []
         for node in _upstream(plan, sink):
-            layout = node.state_layout([producer.row_type for producer in plan.inputs_of(node)])
+            layout = layout_of(plan, node)
+            if layout:
+                stateful.append(f"{node.type} node {node.id}")
             declared.update({name: _SPARK_STATE_TYPES.get(spec.get("kind", ""), spec.get("kind", ""))
                              for name, spec in layout.items()})
         stored = recorded.get(f"sink-{sink.id}", {})
         if declared != stored:
             findings.append(Finding(CHECK, fixture.id, (
-                f"the checkpoint of sink node {sink.id} holds state variables "
-                f"{_names(stored)} but today's nodes declare {_names(declared)}; the state layout "
-                f"changed without a version bump, or the fixture was edited. "
-                f"Restore the old layout, or bump the node version and generate new fixtures.")))
+                f"the checkpoint of sink node {sink.id} holds state variables {_names(stored)} "
+                f"but today's nodes ({', '.join(sorted(stateful)) or 'none stateful'}) declare "
+                f"{_names(declared)}; the state layout changed without a version bump, or the "
+                f"fixture was edited. Restore the old layout, or bump the node version and "
+                f"generate new fixtures.")))
     return findings
 
 

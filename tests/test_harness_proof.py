@@ -147,7 +147,8 @@ def test_state_layout_change_without_a_bump_is_caught(snapshots):
     assert ("A new version with new fixtures is needed: bump the version of "
             "stream-exec-interval-join (add @exec_node(name='stream-exec-interval-join', version=2"
             in layout)
-    holds, declares = checkpoint.split(" but today's nodes declare ")
+    holds, declares = checkpoint.split(
+        " but today's nodes (stream-exec-interval-join_1 node 5) declare ")
     assert holds.startswith("the checkpoint of sink node 7 holds state variables {")
     assert "left-cache: MapState" in holds and "left-rows" not in holds
     assert "left-rows: MapState" in declares and "left-cache" not in declares

@@ -183,3 +183,27 @@ def test_a_broken_manifest_names_the_remedy(tmp_path):
     fixture.manifest_path.write_text("{")
     with pytest.raises(FixtureError, match="manifest.json is malformed .*harness generate --program calc-x"):
         read_manifest(fixture)
+
+
+# ------------------------------------------------------------------------------ worker start
+
+def test_only_a_python_worker_start_failure_is_retried_and_only_once():
+    from harness.runner import retry_worker_start
+    from streamplan.errors import ExecutionError
+
+    def flaky(errors):
+        calls = []
+
+        def attempt():
+            calls.append(1)
+            if len(calls) <= len(errors):
+                raise ExecutionError(errors[len(calls) - 1])
+            return len(calls)
+        return attempt
+
+    cold = "query failed: Python worker failed to connect back. SQLSTATE: XXKST"
+    assert retry_worker_start(flaky([cold])) == 2
+    with pytest.raises(ExecutionError, match="connect back"):
+        retry_worker_start(flaky([cold, cold]))
+    with pytest.raises(ExecutionError, match="NOT NULL"):
+        retry_worker_start(flaky(["Column name is NOT NULL"]))

@@ -131,21 +131,25 @@ class Registry:
 REGISTRY = Registry()
 
 
+def _check_min_version(meta: ExecNodeMetadata, written_by: str, where: str, what: str,
+                       minimum: str, label: str, remedy: str) -> None:
+    if parse_version(written_by) < parse_version(minimum):
+        raise PlanVersionError(
+            f"{where}: node type '{meta.type_id}' needs {what} written by engine >= {minimum} "
+            f"({label}), but it was written by engine {written_by}. Migrate: {remedy}")
+
+
 def check_plan_version(meta: ExecNodeMetadata, plan_engine_version: str, where: str) -> None:
     """A plan compiled by an engine older than min_plan_version cannot be restored."""
-    if parse_version(plan_engine_version) < parse_version(meta.min_plan_version):
-        raise PlanVersionError(
-            f"{where}: node type '{meta.type_id}' needs a plan compiled by engine >= "
-            f"{meta.min_plan_version} (min_plan_version), but the plan was compiled by engine "
-            f"{plan_engine_version}. Migrate: recompile the plan from its SQL (COMPILE PLAN) with this "
-            f"engine and start from a fresh checkpoint, or restore with engine {plan_engine_version}.")
+    _check_min_version(
+        meta, plan_engine_version, where, "a plan", meta.min_plan_version, "min_plan_version",
+        f"recompile the plan from its SQL (COMPILE PLAN) with this engine and start from a fresh "
+        f"checkpoint, or restore with engine {plan_engine_version}.")
 
 
 def check_state_version(meta: ExecNodeMetadata, state_engine_version: str, where: str) -> None:
     """A checkpoint written by an engine older than min_state_version cannot be restored."""
-    if parse_version(state_engine_version) < parse_version(meta.min_state_version):
-        raise PlanVersionError(
-            f"{where}: node type '{meta.type_id}' restores state written by engine >= "
-            f"{meta.min_state_version} (min_state_version), but the checkpoint was written by engine "
-            f"{state_engine_version}. Migrate: drain the query on engine {state_engine_version} and "
-            f"start this plan from a fresh checkpoint.")
+    _check_min_version(
+        meta, state_engine_version, where, "a checkpoint", meta.min_state_version,
+        "min_state_version", f"drain the query on engine {state_engine_version} and start this "
+        f"plan from a fresh checkpoint.")

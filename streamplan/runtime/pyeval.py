@@ -663,36 +663,27 @@ def _decided_by(fns: tuple[Fn, Fn], value: bool) -> bool:
     return any(isinstance(fn, _Const) and fn.value is value for fn in fns)
 
 
-def _and(c: _Compiler, node: exp.And) -> Fn:
-    left, right = c.build(node.this), c.build(node.expression)
-    if _decided_by((left, right), False):
-        return _const(False)
+def _junction(dominant: bool):
+    """AND (dominant FALSE) and OR (dominant TRUE) in three-valued logic, short-circuiting."""
+    def build(c: _Compiler, node: exp.Connector) -> Fn:
+        left, right = c.build(node.this), c.build(node.expression)
+        if _decided_by((left, right), dominant):
+            return _const(dominant)
 
-    def fn(row: Row) -> Optional[bool]:
-        a = left(row)
-        if a is False:
-            return False
-        b = right(row)
-        if b is False:
-            return False
-        return None if a is None or b is None else True
-    return fn
+        def fn(row: Row) -> Optional[bool]:
+            a = left(row)
+            if a is dominant:
+                return dominant
+            b = right(row)
+            if b is dominant:
+                return dominant
+            return None if a is None or b is None else not dominant
+        return fn
+    return build
 
 
-def _or(c: _Compiler, node: exp.Or) -> Fn:
-    left, right = c.build(node.this), c.build(node.expression)
-    if _decided_by((left, right), True):
-        return _const(True)
-
-    def fn(row: Row) -> Optional[bool]:
-        a = left(row)
-        if a is True:
-            return True
-        b = right(row)
-        if b is True:
-            return True
-        return None if a is None or b is None else False
-    return fn
+_and = _junction(False)
+_or = _junction(True)
 
 
 def _not(c: _Compiler, node: exp.Not) -> Fn:

@@ -169,7 +169,7 @@ def test_edited_plan_with_missing_field_names_node_and_field(env):
 def test_plan_older_than_min_plan_version_is_refused_with_remedy(env):
     raw = compile_join(env, sink="Snk").to_json()
     raw["engineVersion"] = "0.0"
-    with pytest.raises(PlanVersionError, match="needs a plan written by engine >= 0.1 \(min_plan_version\).*Migrate: recompile"):
+    with pytest.raises(PlanVersionError, match=r"needs a plan written by engine >= 0.1 \(min_plan_version\).*Migrate: recompile"):
         parse_plan(json.dumps(raw), "old.json")
 
 

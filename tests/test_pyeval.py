@@ -10,6 +10,8 @@ import math
 from decimal import Decimal
 
 import pytest
+from pyspark.errors import (ArithmeticException, DateTimeException, NumberFormatException,
+                            SparkRuntimeException)
 
 from streamplan.errors import PlanningError, SqlSyntaxError, UnsupportedSqlError
 from streamplan.runtime.pyeval import compile_expression, compile_predicate, referenced_columns
@@ -124,18 +126,30 @@ def test_matches_spark(table, expression):
     assert not mismatches, f"{expression}: (row, pyeval, spark) {mismatches}"
 
 
-ERRORS = ["i / j", "i % j", "CAST(s AS INT)", "CAST(u AS BOOLEAN)", "CAST(y AS BIGINT)",
-          "CAST(d AS DECIMAL(4,2))", "i = s", "CAST(tss || 'x' AS TIMESTAMP)"]
+# (expression, Spark's error condition, the PySpark class Spark's error arrives as, the class
+# pyeval raises). pyeval puts Spark's condition in brackets at the start of its message.
+ERRORS = [
+    ("i / j", "DIVIDE_BY_ZERO", ArithmeticException, ZeroDivisionError),              # j = 0
+    ("i % j", "REMAINDER_BY_ZERO", ArithmeticException, ZeroDivisionError),
+    ("CAST(s AS INT)", "CAST_INVALID_INPUT", NumberFormatException, ValueError),      # 'abc'
+    ("CAST(u AS BOOLEAN)", "CAST_INVALID_INPUT", SparkRuntimeException, ValueError),  # 'ABC'
+    ("CAST(y AS BIGINT)", "CAST_OVERFLOW", ArithmeticException, OverflowError),       # NaN
+    ("CAST(d AS DECIMAL(4,2))", "NUMERIC_VALUE_OUT_OF_RANGE", ArithmeticException,    # 12345.67
+     OverflowError),
+    ("i = s", "CAST_INVALID_INPUT", NumberFormatException, ValueError),               # s -> BIGINT
+    ("CAST(tss || 'x' AS TIMESTAMP)", "CAST_INVALID_INPUT", DateTimeException, ValueError),
+]
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("expression", ERRORS)
-def test_raises_where_spark_raises(frame, table, expression):
-    """ANSI mode: division by zero, malformed casts and overflow fail the query."""
-    with pytest.raises(Exception):
+@pytest.mark.parametrize("expression, condition, spark_error, pyeval_error", ERRORS)
+def test_raises_where_spark_raises(frame, table, expression, condition, spark_error, pyeval_error):
+    """ANSI mode: division by zero, malformed casts and overflow fail the query, and pyeval
+    fails for the same reason (the same error condition)."""
+    with pytest.raises(spark_error, match=rf"^\[{condition}[\].]"):
         frame.selectExpr(expression).collect()
     fn = compile_expression(expression)
-    with pytest.raises((ArithmeticError, ValueError)):
+    with pytest.raises(pyeval_error, match=rf"^\[{condition}\]"):
         for row in table[0]:
             fn(row)
 
@@ -177,23 +191,24 @@ def test_condition_from_the_brief():
 
 
 def test_unsupported_function_fails_at_compile_time():
-    with pytest.raises(UnsupportedSqlError, match="REGEXP_EXTRACT"):
+    with pytest.raises(UnsupportedSqlError, match="^unsupported: function REGEXP_EXTRACT in a join condition"):
         compile_predicate("regexp_extract(s, 'a(b)', 1) = 'b'")
-    with pytest.raises(UnsupportedSqlError, match="MY_UDF"):
+    with pytest.raises(UnsupportedSqlError, match="^unsupported: function MY_UDF in a join condition"):
         compile_predicate("my_udf(s) > 1")
-    with pytest.raises(UnsupportedSqlError, match="IN"):
+    with pytest.raises(UnsupportedSqlError, match=r"^unsupported: IN `a IN \(SELECT 1\)` with QUERY"):
         compile_predicate("a IN (SELECT 1)")
-    with pytest.raises(UnsupportedSqlError, match="MONTH"):
+    with pytest.raises(UnsupportedSqlError, match="^unsupported: INTERVAL `INTERVAL '1' MONTH`"):
         compile_predicate("t + INTERVAL 1 MONTH > u")
-    with pytest.raises(UnsupportedSqlError, match="non-BOOLEAN"):
+    with pytest.raises(UnsupportedSqlError, match=r"^unsupported: non-BOOLEAN expression `a \+ 1` as a join"):
         compile_predicate("a + 1")
 
 
-def test_unknown_column_fails_at_compile_time():
-    with pytest.raises(PlanningError, match="zz"):
+def test_unknown_column_fails_at_compile_time_when_the_columns_are_known_else_at_run_time():
+    with pytest.raises(PlanningError, match="^unknown column `zz` in a join condition; known columns: a, b$"):
         compile_predicate("a > 1 AND zz < 2", columns=["a", "b"])
-    with pytest.raises(KeyError):
-        compile_predicate("zz > 1")({"a": 1})
+    predicate = compile_predicate("zz > 1")            # no columns given: nothing to check against
+    with pytest.raises(KeyError, match="^'zz'$"):
+        predicate({"a": 1})
 
 
 def test_column_names_resolve_case_insensitively_when_known():
@@ -202,12 +217,16 @@ def test_column_names_resolve_case_insensitively_when_known():
 
 
 def test_syntax_error():
-    with pytest.raises(SqlSyntaxError):
-        compile_predicate("a > (1")
+    text = "a > (1"
+    with pytest.raises(SqlSyntaxError, match=r"^<expression>:1:6: syntax error: Expecting \)$") as info:
+        compile_predicate(text)
+    # sqlglot reports the last token read, the `1` at the end where the ')' is missing
+    assert (info.value.line, info.value.column) == (1, len(text))
 
 
 def test_bad_constant_like_pattern_fails_at_compile_time():
-    with pytest.raises(ValueError, match="escape"):
+    # A plain ValueError, not a streamplan error like the other compile-time failures.
+    with pytest.raises(ValueError, match=r"^LIKE pattern 'a\\\\' must not end with the escape character$"):
         compile_predicate("s LIKE 'a\\\\'")
 
 
@@ -218,16 +237,22 @@ def test_referenced_columns():
 
 
 def test_literal_types_follow_spark():
-    assert compile_expression("1.5")({}) == Decimal("1.5")
+    # `==` alone cannot see the type (1.5 == Decimal("1.5"), 3.0 == 3): check it too.
+    # Spark: 1.5 is DECIMAL(2,1), 1.5e0 DOUBLE, INT / INT is DOUBLE, DIV gives BIGINT, % INT.
+    value = compile_expression("1.5")({})
+    assert type(value) is Decimal and value == Decimal("1.5")
     assert isinstance(compile_expression("1.5e0")({}), float)
-    assert compile_expression("7 / 2")({}) == 3.5
-    assert compile_expression("7 DIV 2")({}) == 3
-    assert compile_expression("-7 % 3")({}) == -1
+    value = compile_expression("7 / 2")({})
+    assert type(value) is float and value == 3.5
+    value = compile_expression("7 DIV 2")({})
+    assert type(value) is int and value == 3
+    value = compile_expression("-7 % 3")({})
+    assert type(value) is int and value == -1
     assert compile_expression("TRY_CAST('x' AS INT)")({}) is None
     assert compile_expression("CAST('2024-01-01 10:00:00' AS TIMESTAMP)")({}) == dt.datetime(
         2024, 1, 1, 10)
 
 
 def test_predicate_rejects_non_boolean_values_at_run_time():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^a join condition `a` evaluated to 1, not a BOOLEAN$"):
         compile_predicate("a")({"a": 1})

@@ -5,7 +5,9 @@ import pytest
 
 from streamplan.errors import RegistryError
 from streamplan.nodes.calc import StreamExecCalc
+from streamplan.nodes import NODE_CLASSES
 from streamplan.nodes.metadata import REGISTRY, Registry, exec_node
+from streamplan.options import STATE_TTL, lookup_option
 
 
 def fresh_class(*annotations, base=StreamExecCalc, name="Probe"):
@@ -22,6 +24,9 @@ def test_one_class_can_serve_several_versions():
     registry.register(cls)
     assert registry.latest("probe").version == 2
     assert registry.resolve("probe_1")[0] is cls
+    assert registry.resolve("probe_2")[0] is cls
+    assert [(meta.type_id, meta.version) for meta in registry.all_metadata()] == [("probe_1", 1),
+                                                                               ("probe_2", 2)]
 
 
 def test_duplicate_name_and_version_is_rejected_naming_both_classes():
@@ -41,9 +46,17 @@ def test_consumed_option_must_exist_in_options_registry():
 
 
 def test_consumed_option_may_be_named_by_its_fallback_key():
+    # 'table.exec.state-retention' is not a key of its own: it is the fallback key of
+    # table.exec.state.ttl (streamplan/options.py).
+    assert lookup_option("table.exec.state-retention") is STATE_TTL
+    assert STATE_TTL.key == "table.exec.state.ttl"
     cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1", min_state_version="0.1",
                                 consumed_options=("table.exec.state-retention",)))
-    Registry().register(cls)
+    registry = Registry()
+    assert registry.register(cls) is cls
+    registered, meta = registry.resolve("probe_1")
+    assert registered is cls
+    assert meta.consumed_options == ("table.exec.state-retention",)
 
 
 def test_class_without_annotation_is_rejected():
@@ -65,6 +78,14 @@ def test_unsupported_node_names_cannot_also_be_registered():
 
 
 def test_the_shipped_registry_has_the_expected_node_versions():
+    # One `@exec_node(..., version=1)` in each node module of streamplan/nodes/ (calc,
+    # interval_join, sink, source_scan, watermark_assigner); all_metadata() sorts by name.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
         "stream-exec-calc_1", "stream-exec-interval-join_1", "stream-exec-sink_1",
         "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1"]
+    # ... and each type resolves to the class whose own annotation declares it.
+    declared = {meta.type_id: cls for cls in NODE_CLASSES
+                for meta in cls.__dict__["_exec_node_metadata"]}
+    assert sorted(declared) == [m.type_id for m in REGISTRY.all_metadata()]
+    for type_id, cls in declared.items():
+        assert REGISTRY.resolve(type_id)[0] is cls

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import numpy
 import pytest
@@ -25,6 +26,8 @@ def test_floats_print_like_java_float(value, text):
     assert format_value(float(numpy.float32(value)), parse_type("FLOAT")) == text
 
 
+# java.time.LocalDateTime.toString: seconds omitted when zero (and no fraction), otherwise
+# the shortest of .SSS / .SSSSSS / .SSSSSSSSS that holds the fraction.
 @pytest.mark.parametrize("value, text", [
     (dt.datetime(2024, 1, 1, 10, 0), "2024-01-01T10:00"),
     (dt.datetime(2024, 1, 1, 10, 0, 1), "2024-01-01T10:00:01"),
@@ -37,4 +40,7 @@ def test_timestamps_print_like_java_local_date_time(value, text):
 
 def test_microseconds_survive_the_json_round_trip():
     value = dt.datetime(2024, 1, 1, 23, 59, 59, 999999)
-    assert to_python(to_json(value), parse_type("TIMESTAMP(6)")) == value
+    encoded = to_json(value)
+    # really JSON (a string, not the datetime passed through) and all six digits in it
+    assert json.loads(json.dumps(encoded)) == "2024-01-01 23:59:59.999999"
+    assert to_python(encoded, parse_type("TIMESTAMP(6)")) == value

@@ -22,6 +22,11 @@ def syntax_error(text: str) -> SqlSyntaxError:
     return info.value
 
 
+def text_at(text: str, line: int, column: int) -> str:
+    """The script text from a 1-based error position on: shows what the position points at."""
+    return text.splitlines()[line - 1][column - 1:]
+
+
 def unsupported(text: str) -> UnsupportedSqlError:
     with pytest.raises(UnsupportedSqlError) as info:
         parse_script(text)
@@ -120,6 +125,7 @@ def test_semicolons_inside_strings_identifiers_and_comments_do_not_split():
 def test_empty_statements_and_comment_only_scripts_are_skipped():
     assert parse_script(";;\n-- nothing\n;  /* here */ ;") == []
     assert len(parse_script(";SET 'a' = 'b';;")) == 1
+    assert parse_script(";SET 'a' = 'b';;") == [SetOption("a", "b", pos(1, 2))]   # just after the leading ';'
 
 
 def test_keywords_are_case_insensitive():
@@ -136,8 +142,9 @@ def test_set_accepts_unquoted_dotted_key_and_value():
 
 def test_set_without_value_is_a_syntax_error():
     error = syntax_error("SET 'a' = 'b';\nSET 'key' =")
-    assert (error.line, error.column) == (2, 12)
+    assert (error.line, error.column) == (2, 12)                 # just after the '=' at 2:11
     assert "expected a value for option 'key'" in error.message
+    assert error.message == "expected a value for option 'key', found end of statement"
 
 
 def test_set_without_equals_is_a_syntax_error():
@@ -173,6 +180,15 @@ def test_bad_type_parameters_are_syntax_errors():
     assert "VARCHAR takes 1 parameter(s), found 0" in syntax_error("CREATE TABLE t (a VARCHAR)").message
     assert "between 1 and 38" in syntax_error("CREATE TABLE t (a DECIMAL(39, 2))").message
     assert "scale 4 exceeds its precision 3" in syntax_error("CREATE TABLE t (a DECIMAL(3, 4))").message
+    for sql, message in [
+        ("CREATE TABLE t (a VARCHAR)", "VARCHAR takes 1 parameter(s), found 0"),
+        ("CREATE TABLE t (a DECIMAL(39, 2))",
+         "the first parameter of DECIMAL must be between 1 and 38, found 39"),
+        ("CREATE TABLE t (a DECIMAL(3, 4))", "DECIMAL scale 4 exceeds its precision 3"),
+    ]:
+        error = syntax_error(sql)
+        assert error.message == message
+        assert (error.line, error.column) == (1, sql.index("(a ") + 4)   # at the type name
 
 
 def test_duplicate_column_is_named():
@@ -217,9 +233,12 @@ def test_watermark_column_must_be_declared():
 
 
 def test_at_most_one_watermark():
-    error = syntax_error("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts, WATERMARK FOR ts AS ts)")
+    sql = "CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts, WATERMARK FOR ts AS ts)"
+    error = syntax_error(sql)
     assert "second WATERMARK" in error.message
+    assert error.message == "table 't' declares a second WATERMARK; at most one is allowed"
     assert error.column == 58
+    assert (error.line, error.column) == (1, sql.rindex("WATERMARK") + 1)   # the second one
 
 
 def test_column_level_primary_key_makes_the_column_not_null():
@@ -236,9 +255,11 @@ def test_primary_key_requires_not_enforced():
 
 
 def test_primary_key_columns_must_be_declared():
-    error = syntax_error("CREATE TABLE t (id INT, CONSTRAINT pk PRIMARY KEY (id, other) NOT ENFORCED)")
+    sql = "CREATE TABLE t (id INT, CONSTRAINT pk PRIMARY KEY (id, other) NOT ENFORCED)"
+    error = syntax_error(sql)
     assert error.message == "primary key column 'other' is not a column of table 't'"
     assert error.column == 56
+    assert (error.line, error.column) == (1, sql.index("other") + 1)
 
 
 def test_duplicate_with_option_is_an_error():
@@ -248,8 +269,10 @@ def test_duplicate_with_option_is_an_error():
 
 
 def test_with_option_keys_must_be_quoted():
-    error = syntax_error("CREATE TABLE t (a INT) WITH (connector = 'kafka')")
+    sql = "CREATE TABLE t (a INT) WITH (connector = 'kafka')"
+    error = syntax_error(sql)
     assert error.message == "expected a single-quoted option key, found 'connector'"
+    assert (error.line, error.column) == (1, sql.index("connector") + 1)
 
 
 @pytest.mark.parametrize("sql, construct", [
@@ -282,8 +305,10 @@ def test_insert_with_cte_keeps_the_hint_of_the_outer_select():
 def test_malformed_hints_are_located_inside_the_comment():
     error = syntax_error("INSERT INTO t SELECT /*+ */ a FROM u")
     assert (error.message, error.column) == ("expected a hint name, found end of hint", 26)
+    assert text_at("INSERT INTO t SELECT /*+ */ a FROM u", 1, 26).startswith("*/")
     error = syntax_error("INSERT INTO t SELECT /*+ EARLY_FIRE('delay') */ a FROM u")
     assert (error.message, error.column) == ("expected '=' after hint option key 'delay', found ')'", 44)
+    assert text_at("INSERT INTO t SELECT /*+ EARLY_FIRE('delay') */ a FROM u", 1, 44).startswith(") */")
 
 
 def test_misspelled_select_is_a_syntax_error():
@@ -349,9 +374,11 @@ def test_hint_options_must_be_key_value_strings():
 
 
 def test_duplicate_hint_keys_are_errors():
-    error = syntax_error("INSERT INTO t SELECT /*+ EARLY_FIRE('delay'='1s', 'delay'='2s') */ a FROM u")
+    sql = "INSERT INTO t SELECT /*+ EARLY_FIRE('delay'='1s', 'delay'='2s') */ a FROM u"
+    error = syntax_error(sql)
     assert error.message == "duplicate hint option 'delay'"
     assert error.column == 51
+    assert text_at(sql, 1, 51).startswith("'delay'='2s'")                # the second key
 
 
 def test_hints_outside_the_top_level_select_are_unsupported():
@@ -428,6 +455,7 @@ def test_execute_and_explain_plan():
         ExecutePlan("a.json", pos(1, 1)), ExplainPlan("b.json", pos(2, 3))]
     error = syntax_error("EXECUTE PLAN a.json")
     assert error.message == "expected a single-quoted plan path after EXECUTE PLAN, found 'a'"
+    assert (error.line, error.column) == (1, len("EXECUTE PLAN ") + 1)
 
 
 @pytest.mark.parametrize("sql, construct", [
@@ -454,9 +482,9 @@ def test_unknown_statement_keyword_is_a_syntax_error():
 
 def test_parse_statement_requires_exactly_one_statement():
     assert isinstance(parse_statement("SET 'a' = 'b';"), SetOption)
-    with pytest.raises(SqlSyntaxError) as info:
+    with pytest.raises(SqlSyntaxError, match="expected exactly one statement, found a second one") as info:
         parse_statement("SET 'a' = 'b'; SET 'c' = 'd'")
-    assert (info.value.line, info.value.column) == (1, 16)
+    assert (info.value.line, info.value.column) == (1, 16)                # the second SET
     with pytest.raises(SqlSyntaxError, match="expected a statement, found end of input"):
         parse_statement("-- only a comment")
 
@@ -473,40 +501,48 @@ def test_sqlglot_tokenizer_failures_point_at_the_query():
     assert error.message.startswith("cannot tokenize this SQL")
 
 
-@pytest.mark.parametrize("sql, message, column", [
+# The last item is the text the column points at ('' = the end of the statement).
+@pytest.mark.parametrize("sql, message, column, points_at", [
     ("CREATE TABLE t (a INT, b INT, PRIMARY KEY (a) NOT ENFORCED, PRIMARY KEY (b) NOT ENFORCED)",
-     "table 't' declares a second PRIMARY KEY", 61),
+     "table 't' declares a second PRIMARY KEY", 61, "PRIMARY KEY (b)"),
     ("CREATE TABLE t (a INT, c AS a + 1, PRIMARY KEY (c) NOT ENFORCED)",
-     "primary key column 'c' is a computed column; a primary key needs physical columns of table 't'", 49),
+     "primary key column 'c' is a computed column; a primary key needs physical columns of table 't'", 49,
+     "c) NOT"),
     ("CREATE TABLE t (a INT, PRIMARY KEY (a, a) NOT ENFORCED)",
-     "primary key column 'a' is listed twice in the primary key of table 't'", 40),
+     "primary key column 'a' is listed twice in the primary key of table 't'", 40, "a) NOT"),
     ("CREATE TABLE t (c AS a + 1 AS x)",
-     "expected ',' or ')' after the expression of computed column 'c', found 'x'", 31),
-    ("CREATE TABLE t (c AS , d INT)", "expected an expression after 'c AS', found ','", 22),
-    ("CREATE TABLE t (a , b INT)", "expected a type for column 'a', found ','", 19),
-    ("CREATE TABLE t (a DECIMAL(p))", "expected an integer parameter of DECIMAL, found 'p'", 27),
+     "expected ',' or ')' after the expression of computed column 'c', found 'x'", 31, "x)"),
+    ("CREATE TABLE t (c AS , d INT)", "expected an expression after 'c AS', found ','", 22, ", d"),
+    ("CREATE TABLE t (a , b INT)", "expected a type for column 'a', found ','", 19, ", b"),
+    ("CREATE TABLE t (a DECIMAL(p))", "expected an integer parameter of DECIMAL, found 'p'", 27, "p))"),
     ("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL 'x' SECOND)",
-     "expected a non-negative interval of whole milliseconds, found 'x' SECOND", 68),
+     "expected a non-negative interval of whole milliseconds, found 'x' SECOND", 68, "'x' SECOND"),
     ("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.0001' SECOND)",
-     "expected a non-negative interval of whole milliseconds, found '0.0001' SECOND", 68),
-    ("COMPILE PLAN 'p' FOR SELECT 1", "expected INSERT INTO or STATEMENT SET after FOR, found 'SELECT'", 22),
-    ("EXECUTE PLAN ' '", "the plan path must not be empty", 14),
-    ("EXECUTE", "expected PLAN or STATEMENT SET after EXECUTE, found end of statement", 8),
+     "expected a non-negative interval of whole milliseconds, found '0.0001' SECOND", 68, "'0.0001'"),
+    ("COMPILE PLAN 'p' FOR SELECT 1", "expected INSERT INTO or STATEMENT SET after FOR, found 'SELECT'", 22,
+     "SELECT"),
+    ("EXECUTE PLAN ' '", "the plan path must not be empty", 14, "' '"),
+    ("EXECUTE", "expected PLAN or STATEMENT SET after EXECUTE, found end of statement", 8, ""),
 ])
-def test_more_syntax_errors_are_located(sql, message, column):
+def test_more_syntax_errors_are_located(sql, message, column, points_at):
     error = syntax_error(sql)
     assert (error.message, error.line, error.column) == (message, 1, column)
+    assert text_at(sql, 1, column).startswith(points_at)
+    if not points_at:
+        assert column == len(sql) + 1
 
 
-@pytest.mark.parametrize("sql, construct, column", [
-    ("INSERT INTO t PARTITION (p = 1) SELECT 1", "INSERT ... PARTITION", 15),
-    ("INSERT INTO t (SELECT 1)", "parenthesised query after INSERT INTO t", 15),
-    ("EXECUTE INSERT INTO t SELECT 1", "EXECUTE INSERT statement", 1),
-    ("CREATE TABLE t (a INT AS /*+ X('a'='b') */ 1)", "query hint outside the top-level SELECT of an INSERT", 26),
+@pytest.mark.parametrize("sql, construct, column, points_at", [
+    ("INSERT INTO t PARTITION (p = 1) SELECT 1", "INSERT ... PARTITION", 15, "PARTITION"),
+    ("INSERT INTO t (SELECT 1)", "parenthesised query after INSERT INTO t", 15, "(SELECT"),
+    ("EXECUTE INSERT INTO t SELECT 1", "EXECUTE INSERT statement", 1, "EXECUTE INSERT"),
+    ("CREATE TABLE t (a INT AS /*+ X('a'='b') */ 1)", "query hint outside the top-level SELECT of an INSERT", 26,
+     "/*+ X"),
 ])
-def test_more_unsupported_constructs_are_located(sql, construct, column):
+def test_more_unsupported_constructs_are_located(sql, construct, column, points_at):
     error = unsupported(sql)
     assert (error.construct, error.column) == (construct, column)
+    assert error.line == 1 and text_at(sql, 1, column).startswith(points_at)
 
 
 def test_backslash_escapes_a_quote_inside_strings_as_in_spark():

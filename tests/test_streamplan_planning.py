@@ -8,7 +8,9 @@ import pytest
 from streamplan.api import TableEnvironment, explain_plan
 from streamplan.errors import (ChangelogModeError, PlanFormatError, PlanningError, PlanVersionError,
                                SqlSyntaxError, UnsupportedSqlError)
+from streamplan.changelog import RowKind
 from streamplan.plan import parse_plan
+from streamplan.planner.planner import check_changelog
 
 pytestmark = pytest.mark.spark
 
@@ -36,16 +38,32 @@ def compile_join(env, kind="LEFT", hint="", sink="ChangeSnk"):
     return env.compile_sql(f"INSERT INTO {sink} " + JOIN.format(hint=hint, kind=kind))
 
 
+# The node ids compile_join's plans get: both inputs (scan, then watermark) before the join.
+JOIN_PLAN_TYPES = ["stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
+                   "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
+                   "stream-exec-interval-join_1", "stream-exec-calc_1", "stream-exec-sink_1"]
+
+
 def test_same_script_compiles_to_the_same_bytes(env, spark):
     first = compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json_text()
     other = TableEnvironment(spark=spark)
     other.execute_sql(DDL)
     assert compile_join(other, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json_text() == first
+    # ... and the bytes are the plan of this join, not any stable text
+    nodes = json.loads(first)["nodes"]
+    assert [n["type"] for n in nodes] == JOIN_PLAN_TYPES
+    assert nodes[4]["intervalJoinSpec"]["joinSpec"]["joinType"] == "LEFT"
+    assert nodes[4]["earlyFireDelay"] == "2000 ms"
 
 
 def test_plan_round_trips_through_json(env):
     plan = compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */")
     assert parse_plan(plan.to_json_text()).to_json_text() == plan.to_json_text()
+    loaded = parse_plan(plan.to_json_text())
+    assert [node.type for node in loaded.nodes] == JOIN_PLAN_TYPES
+    join = loaded.to_json()["nodes"][4]
+    assert (join["earlyFireDelay"], join["earlyFireTimeMode"]) == ("2000 ms", "ROWTIME")
+    assert join["intervalJoinSpec"]["windowBounds"]["leftLowerBound"] == -5000
 
 
 def test_interval_join_plan_records_bounds_keys_and_early_fire(env):
@@ -64,6 +82,8 @@ def test_plan_without_hint_omits_the_additive_early_fire_fields(env):
     assert "earlyFireDelay" not in join and "earlyFireTimeMode" not in join
 
 
+# Bounds are `L.t >= R.t + lower` and `L.t <= R.t + upper` in ms; `>` / `<` are 1 ms tighter,
+# R.t on the left-hand side flips the comparison (docs/interval-join.md, Planning).
 @pytest.mark.parametrize("condition, lower, upper", [
     ("L.t >= R.t - INTERVAL '5' SECOND AND L.t <= R.t + INTERVAL '10' SECOND", -5000, 10000),
     ("L.t > R.t - INTERVAL '5' SECOND AND L.t < R.t + INTERVAL '10' SECOND", -4999, 9999),
@@ -93,7 +113,13 @@ def test_early_fire_into_insert_only_sink_names_the_hint(env):
 
 
 def test_early_fire_on_inner_join_stays_insert_only(env):
-    compile_join(env, kind="INNER", hint="/*+ EARLY_FIRE('delay'='2s') */", sink="Snk")
+    # Planning into the insert-only sink 'Snk' succeeds (the LEFT join fails, test above) ...
+    plan = compile_join(env, kind="INNER", hint="/*+ EARLY_FIRE('delay'='2s') */", sink="Snk")
+    # ... because every node, the join included, produces inserts only.
+    modes = check_changelog(plan)
+    join = next(n for n in plan.nodes if n.type == "stream-exec-interval-join_1")
+    assert modes[join.id] == frozenset({RowKind.INSERT})
+    assert set(modes.values()) == {frozenset({RowKind.INSERT})}
 
 
 @pytest.mark.parametrize("hint, message", [
@@ -111,8 +137,11 @@ def test_early_fire_planning_errors_name_key_and_reason(env, hint, message):
 
 
 def test_early_fire_error_points_at_the_hint(env):
-    with pytest.raises(PlanningError, match=r"^<script>:1:\d+: EARLY_FIRE needs option 'delay'"):
-        compile_join(env, hint="/*+ EARLY_FIRE('time_mode'='rowtime') */")
+    hint = "/*+ EARLY_FIRE('time_mode'='rowtime') */"
+    with pytest.raises(PlanningError, match=r"^<script>:1:\d+: EARLY_FIRE needs option 'delay'") as info:
+        compile_join(env, hint=hint)
+    sql = "INSERT INTO ChangeSnk " + JOIN.format(hint=hint, kind="LEFT")     # what compile_join runs
+    assert str(info.value).startswith(f"<script>:1:{sql.index('/*+') + 1}: ")
 
 
 @pytest.mark.parametrize("sql, construct", [
@@ -127,9 +156,10 @@ def test_unsupported_constructs_are_named(env, sql, construct):
 
 
 def test_syntax_errors_report_line_and_column(env):
-    with pytest.raises(SqlSyntaxError) as err:
+    with pytest.raises(SqlSyntaxError, match="expected SELECT after INSERT INTO Snk, found 'SELEC'") as err:
         env.execute_sql("SET 'a' = 'b';\nINSERT INTO Snk SELEC k FROM L")
     assert (err.value.line, err.value.column) == (2, 17)
+    assert err.value.column == "INSERT INTO Snk SELEC k FROM L".index("SELEC") + 1
 
 
 def test_unknown_column_and_table_are_named(env):
@@ -146,6 +176,7 @@ def test_column_count_mismatch_with_sink(env):
 
 def test_edited_plan_with_unknown_node_type_fails_naming_node(env):
     raw = compile_join(env, sink="Snk").to_json()
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
     raw["nodes"][4]["type"] = "stream-exec-teleport_1"
     with pytest.raises(PlanFormatError, match=r"node 5: unknown node type 'stream-exec-teleport_1'"):
         parse_plan(json.dumps(raw), "edited.json")
@@ -153,6 +184,7 @@ def test_edited_plan_with_unknown_node_type_fails_naming_node(env):
 
 def test_edited_plan_with_removed_version_says_which_versions_exist(env):
     raw = compile_join(env, sink="Snk").to_json()
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
     raw["nodes"][4]["type"] = "stream-exec-interval-join_7"
     with pytest.raises(PlanVersionError, match=r"version 7 of 'stream-exec-interval-join' is not "
                                                r"supported by engine 0.1 \(supported versions: 1\)"):
@@ -161,6 +193,7 @@ def test_edited_plan_with_removed_version_says_which_versions_exist(env):
 
 def test_edited_plan_with_missing_field_names_node_and_field(env):
     raw = compile_join(env, sink="Snk").to_json()
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
     del raw["nodes"][4]["intervalJoinSpec"]
     with pytest.raises(PlanFormatError, match=r"edited.json: node 5 .* field 'intervalJoinSpec': Field required"):
         parse_plan(json.dumps(raw), "edited.json")
@@ -173,10 +206,17 @@ def test_plan_older_than_min_plan_version_is_refused_with_remedy(env):
         parse_plan(json.dumps(raw), "old.json")
 
 
-def test_state_ttl_edits_survive_explain(env):
+def test_explain_shows_the_outer_join_and_the_updates_early_fire_adds(env):
+    # (Formerly named test_state_ttl_edits_survive_explain; it never looked at state TTL: these
+    # plans carry no per-input `state` entries to edit.)
     text = explain_plan(compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */"))
     assert "IntervalJoin(joinType=[LeftOuterJoin]" in text
     assert "changelog=I,UB,UA" in text
+    join_line = next(line for line in text.splitlines() if "IntervalJoin(" in line)
+    assert "[#5 stream-exec-interval-join_1; changelog=I,UB,UA;" in join_line
+    assert "earlyFire=[delay=2000 ms, timeMode=ROWTIME]" in join_line
+    scan_lines = [line for line in text.splitlines() if "TableSourceScan(" in line]
+    assert len(scan_lines) == 2 and all("changelog=I]" in line for line in scan_lines)
 
 
 def test_integer_division_is_integral_as_in_flink(env):

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from streamplan.api import TableEnvironment
 from streamplan.cli import app
+from streamplan.errors import PlanningError
 
 pytestmark = pytest.mark.spark
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "orders"
@@ -28,15 +29,20 @@ def test_compile_twice_gives_identical_bytes_and_explain_reads_it(example):
         result = runner.invoke(app, ["compile", str(example / "orders.sql"), "-o", str(example / name)])
         assert result.exit_code == 0, result.output
     assert (example / "a.json").read_bytes() == (example / "b.json").read_bytes()
+    nodes = json.loads((example / "a.json").read_text())["nodes"]
+    assert nodes[-1]["type"] == "stream-exec-sink_1"
+    assert [n["type"] for n in nodes].count("stream-exec-interval-join_1") == 1
     explained = runner.invoke(app, ["explain", str(example / "a.json")])
-    assert explained.exit_code == 0
+    assert explained.exit_code == 0, explained.output
     assert "Sink(table=[OrderShipments]" in explained.output
     assert "earlyFire=[delay=2000 ms, timeMode=ROWTIME]" in explained.output
 
 
 def test_explain_of_a_broken_plan_says_what_and_where(example):
-    runner.invoke(app, ["compile", str(example / "orders.sql"), "-o", str(example / "p.json")])
+    compiled = runner.invoke(app, ["compile", str(example / "orders.sql"), "-o", str(example / "p.json")])
+    assert compiled.exit_code == 0, compiled.output
     raw = json.loads((example / "p.json").read_text())
+    assert raw["nodes"][2]["id"] == 3                   # "node 3" below is the third node's id
     raw["nodes"][2]["type"] = "stream-exec-warp-drive_1"
     (example / "p.json").write_text(json.dumps(raw))
     result = runner.invoke(app, ["explain", str(example / "p.json")])
@@ -45,11 +51,14 @@ def test_explain_of_a_broken_plan_says_what_and_where(example):
 
 
 def test_compile_reports_syntax_errors_with_position(example):
+    bad_line = "INSERT INTO t SELECT a FROM t WHERE (a > 1;"
     (example / "bad.sql").write_text("CREATE TABLE t (a INT) WITH ('connector'='values');\n"
-                                     "INSERT INTO t SELECT a FROM t WHERE (a > 1;\n")
+                                     f"{bad_line}\n")
     result = runner.invoke(app, ["compile", str(example / "bad.sql"), "-o", str(example / "x.json")])
     assert result.exit_code == 1
     assert "bad.sql:2:" in result.output and "syntax error" in result.output
+    column = bad_line.index("(") + 1                    # the parenthesis that is never closed
+    assert f"bad.sql:2:{column}: syntax error: expected ')' to close this '('" in result.output
     assert not (example / "x.json").exists()
 
 
@@ -65,6 +74,7 @@ def test_script_plan_statements_compile_explain_and_execute(example, spark):
     texts = executed.run.sinks["OrderShipments"].texts
     assert "-U[3, CAROL, 5.25, null, null]" in texts and "+U[3, CAROL, 5.25, 103, 2024-01-01T10:00:07]" in texts
     again = TableEnvironment(spark=spark, base_dir=example)
-    with pytest.raises(Exception, match="already exists"):
+    # Not "table ... already exists": the new environment creates the tables afresh.
+    with pytest.raises(PlanningError, match=r"plan file .*plan\.json already exists"):
         again.execute_sql((example / "orders.sql").read_text().replace(
             "INSERT INTO OrderShipments", "COMPILE PLAN 'plan.json' FOR INSERT INTO OrderShipments"))

@@ -61,19 +61,26 @@ def test_early_fired_padding_is_corrected_after_restore(env, tmp_path):
              "Shipments": [[1, "2024-01-01 10:00:06"]]}
     ckpt, out = tmp_path / "ckpt", tmp_path / "out"
     first = env.execute_plan(plan, ckpt, out, feeds(plan, [before], False))
+    # The watermark ends the first run at 10:00:03 (both inputs: 10:00:04 - 1 s): alice's
+    # fire timer (10:00:00 + 2 s) is due, bob's (10:00:06) is not; shipments 9 match nobody.
     assert first.sinks["Out"].texts == ["+I[1, alice, null]"]
     second = env.execute_plan(plan, ckpt, out, feeds(plan, [before, after], True))
     assert sorted(second.sinks["Out"].texts) == sorted([
         "-U[1, alice, null]", "+U[1, alice, 2024-01-01T10:00:06]",
         "+I[2, bob, null]", "+I[3, carol, null]"])
+    # The correction is a retraction followed by its replacement, in that order.
+    texts = second.sinks["Out"].texts
+    assert texts.index("-U[1, alice, null]") + 1 == texts.index("+U[1, alice, 2024-01-01T10:00:06]")
 
 
 def test_not_null_enforcer_error_fails_with_the_column_named(env, tmp_path):
     plan = env.compile_sql("INSERT INTO Out SELECT CASE WHEN id = 2 THEN NULL ELSE id END, customer, t "
                            "FROM Orders")
     data = feeds(plan, [{"Orders": [[1, "a", "2024-01-01 10:00:00"], [2, "b", "2024-01-01 10:00:01"]]}], True)
-    with pytest.raises(ExecutionError, match=r"Column\(s\) id of table sink 'Out' are NOT NULL"):
+    # ExecutionError, not its subclass NotNullViolation: the executor wraps every failed query.
+    with pytest.raises(ExecutionError, match=r"Column\(s\) id of table sink 'Out' are NOT NULL") as info:
         env.execute_plan(plan, tmp_path / "ckpt", tmp_path / "out", data)
+    assert str(info.value).startswith(f"query for table sink 'Out' (node {plan.sinks[0].id}) failed: ")
 
 
 def test_not_null_enforcer_drop_drops_the_row(env, tmp_path):
@@ -101,4 +108,6 @@ def test_late_rows_are_not_cached_padded_at_once_and_counted(env, tmp_path, spar
                                                  "+I[7, x, null]"]
     counts = (spark.read.format("statestore").option("stateVarName", "late-rows")
               .load(str(ckpt / f"sink-{plan.sinks[0].id}")).collect())
+    # Window: o.t - 0 <= s.t <= o.t + 5 s. The late order waits 5 s past 10:00:01, its shipment
+    # (10:00:02) 0 s: both are behind the watermark when they arrive, both counted under key 2.
     assert {row["key"][0]: row["value"][0] for row in counts} == {2: 2}

@@ -127,13 +127,15 @@ def audit(snapshots: Path = SNAPSHOTS,
         raise typer.Exit(code=1)
 
 
-@app.command()
-def gate(junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def gate(ctx: typer.Context,
+         junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
          snapshots: Path = SNAPSHOTS):
-    """The PR gate: audit + restore of every fixture, JUnit XML, summary."""
+    """The PR gate: every audit check, fixture restore and program run, by pytest (extra
+    arguments go to pytest, e.g. `harness gate -k interval-join`)."""
     from .gate import run_gate
 
-    raise typer.Exit(code=run_gate(snapshots, junit, console))
+    raise typer.Exit(code=run_gate(snapshots, junit, extra=ctx.args))
 
 
 @app.command("list")

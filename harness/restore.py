@@ -36,7 +36,7 @@ def restore_fixture(fixture: Fixture, programs: list[TableTestProgram],
             f"fixtures of released versions is frozen) and add a new program instead, or "
             f"regenerate the fixture if version {fixture.version} is the latest.")
     try:
-        plan = load_plan(fixture.plan_path)
+        plan = load_plan(fixture.plan_path, registry)
     except StreamPlanError as err:
         raise FixtureError(f"fixture {fixture.id}: rule 'the plan of a released version loads': "
                            f"{err}") from None

@@ -8,15 +8,15 @@ stay what its fixtures hold. A difference means the version should have been bum
 """
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 from pydantic import ValidationError
 
-from streamplan.errors import StreamPlanError
+from streamplan.errors import PlanFormatError, StreamPlanError
 from streamplan.nodes import REGISTRY, ExecNode
-from streamplan.nodes.metadata import Registry, check_plan_version
-from streamplan.plan import CompiledPlan, Edge
+from streamplan.nodes.metadata import Registry
+from streamplan.plan import (CompiledPlan, build_plan, load_plan_nodes, parse_plan_document,
+                             read_plan_text)
 
 from .checkpoint import state_variables
 from .discovery import short_name
@@ -41,42 +41,17 @@ def bump_remedy(node_type: str, registry: Registry = REGISTRY) -> str:
 
 
 def read_plan_json(fixture: Fixture) -> dict:
+    """The fixture's plan document (top level checked, nodes not loaded yet)."""
     try:
-        raw = json.loads(fixture.plan_path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise FixtureError(f"fixture {fixture.id}: cannot read its plan: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise FixtureError(f"fixture {fixture.id}: its plan is not valid JSON: {err.msg}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("nodes"), list):
-        raise FixtureError(f"fixture {fixture.id}: its plan has no 'nodes' list")
-    return raw
+        return parse_plan_document(read_plan_text(fixture.plan_path), f"fixture {fixture.id}")
+    except PlanFormatError as err:
+        raise FixtureError(f"fixture {fixture.id}: its plan cannot be read: {err}") from None
 
 
 def load_nodes(raw: dict, registry: Registry, where: str) -> tuple[list[tuple[dict, ExecNode]], list[str]]:
-    """Rule 1: each node through today's class of its type. Unlike streamplan's load_plan
-    (global registry, first error), this takes any registry and reports every node.
-    Returns (fixture JSON, loaded node) pairs and the problems."""
-    loaded, problems = [], []
-    engine = str(raw.get("engineVersion", ""))
-    for item in raw["nodes"]:
-        label = f"node {item.get('id')} ({item.get('type')})"
-        try:
-            cls, meta = registry.resolve(str(item.get("type")), where=f"{where}: node {item.get('id')}")
-            check_plan_version(meta, engine, f"{where}: {label}")
-            loaded.append((item, cls.model_validate(item)))
-        except StreamPlanError as err:
-            problems.append(str(err))
-        except ValidationError as err:
-            fields = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
-            problems.append(f"{label}: today's {cls.__name__} cannot read it: {fields}")
-        except ValueError as err:       # engineVersion that is not a version
-            problems.append(f"{label}: {err}")
-    return loaded, problems
-
-
-def plan_of(raw: dict, nodes: list[ExecNode]) -> CompiledPlan:
-    edges = [Edge(int(edge["source"]), int(edge["target"])) for edge in raw.get("edges", [])]
-    return CompiledPlan(nodes, edges, str(raw.get("engineVersion")), str(raw.get("sparkVersion")))
+    """Rule 1: each node through today's class of its type (every problem, not the first)."""
+    loaded, problems = load_plan_nodes(raw, where, registry)
+    return loaded, [str(problem) for problem in problems]
 
 
 def layout_of(plan: CompiledPlan, node: ExecNode) -> dict[str, dict[str, str]]:
@@ -228,7 +203,10 @@ def version_rule_findings(fixture: Fixture, manifest: Manifest, registry: Regist
         findings += plan_shape_findings(fixture, raw, compiled, registry)
     if problems:
         return findings        # layouts need every node
-    plan = plan_of(raw, [node for _, node in loaded])
+    try:
+        plan = build_plan(raw, [node for _, node in loaded], f"fixture {fixture.id}")
+    except PlanFormatError as err:
+        return findings + [Finding(CHECK, fixture.id, f"the fixture's plan is malformed: {err}")]
     findings += state_layout_findings(fixture, plan, manifest, registry)
     findings += checkpoint_state_findings(fixture, plan)
     return findings

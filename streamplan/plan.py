@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from .errors import PlanFormatError
 from .nodes import REGISTRY, ExecNode
-from .nodes.metadata import check_plan_version
+from .nodes.metadata import Registry, check_plan_version
 from .version import ENGINE_VERSION, SPARK_VERSION
 
 _TOP_KEYS = ("engineVersion", "sparkVersion", "nodes", "edges")
@@ -71,16 +71,33 @@ class CompiledPlan:
         tmp.replace(target)
 
 
-def load_plan(path: str | Path) -> CompiledPlan:
+def load_plan(path: str | Path, registry: Registry = REGISTRY) -> CompiledPlan:
+    """Load and validate a plan file against `registry` (today's node classes by default)."""
+    return parse_plan(read_plan_text(path), str(path), registry)
+
+
+def read_plan_text(path: str | Path) -> str:
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        return source.read_text(encoding="utf-8")
     except OSError as err:
         raise PlanFormatError(f"{source}: cannot read plan: {err.strerror}") from None
-    return parse_plan(text, str(source))
+    except UnicodeDecodeError as err:
+        raise PlanFormatError(f"{source}: not UTF-8 text (byte {err.start}); a plan is JSON "
+                              f"text") from None
 
 
-def parse_plan(text: str, where: str = "<plan>") -> CompiledPlan:
+def parse_plan(text: str, where: str = "<plan>", registry: Registry = REGISTRY) -> CompiledPlan:
+    """The first problem is raised; `load_plan_nodes` collects every problem instead."""
+    raw = parse_plan_document(text, where)
+    loaded, problems = load_plan_nodes(raw, where, registry)
+    if problems:
+        raise problems[0]
+    return build_plan(raw, [node for _, node in loaded], where)
+
+
+def parse_plan_document(text: str, where: str = "<plan>") -> dict[str, Any]:
+    """The plan's JSON object with its top-level fields checked (nodes are not loaded yet)."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as err:
@@ -93,31 +110,57 @@ def parse_plan(text: str, where: str = "<plan>") -> CompiledPlan:
     unknown = sorted(set(raw) - set(_TOP_KEYS))
     if unknown:
         raise PlanFormatError(f"{where}: unknown top-level field(s): {', '.join(unknown)}")
+    for key in ("nodes", "edges"):
+        if not isinstance(raw[key], list):
+            raise PlanFormatError(f"{where}: '{key}' must be a JSON list, not "
+                                  f"{type(raw[key]).__name__}")
+    return raw
+
+
+def load_plan_nodes(raw: dict[str, Any], where: str, registry: Registry = REGISTRY
+                    ) -> tuple[list[tuple[dict, ExecNode]], list[PlanFormatError]]:
+    """Every node through today's class of its type, collecting every problem: the
+    (node JSON, loaded node) pairs that loaded, and one error per node that did not."""
     engine_version = str(raw["engineVersion"])
-    nodes = [_load_node(item, index, engine_version, where) for index, item in enumerate(raw["nodes"])]
+    loaded, problems = [], []
+    for index, item in enumerate(raw["nodes"]):
+        try:
+            loaded.append((item, _load_node(item, index, engine_version, where, registry)))
+        except PlanFormatError as err:
+            problems.append(err)
+    return loaded, problems
+
+
+def build_plan(raw: dict[str, Any], nodes: list[ExecNode], where: str) -> CompiledPlan:
+    """The plan of loaded nodes and the document's edges, its graph checked."""
     edges = [_load_edge(item, index, where) for index, item in enumerate(raw["edges"])]
-    plan = CompiledPlan(nodes, edges, engine_version, str(raw["sparkVersion"]))
+    plan = CompiledPlan(nodes, edges, str(raw["engineVersion"]), str(raw["sparkVersion"]))
     _check_graph(plan, where)
     return plan
 
 
-def _load_node(item: Any, index: int, engine_version: str, where: str) -> ExecNode:
+def _load_node(item: Any, index: int, engine_version: str, where: str,
+               registry: Registry) -> ExecNode:
     if not isinstance(item, dict) or "type" not in item or "id" not in item:
         raise PlanFormatError(f"{where}: nodes[{index}] needs at least 'id' and 'type'")
     label = f"{where}: node {item['id']} ('{item['type']}')"
-    cls, meta = REGISTRY.resolve(str(item["type"]), where=f"{where}: node {item['id']}")
+    cls, meta = registry.resolve(str(item["type"]), where=f"{where}: node {item['id']}")
     check_plan_version(meta, engine_version, label)
     try:
         return cls.model_validate(item)
     except ValidationError as err:
         problems = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
-        raise PlanFormatError(f"{label}: {problems}") from None
+        raise PlanFormatError(f"{label}: today's {cls.__name__} cannot read it: {problems}") from None
 
 
 def _load_edge(item: Any, index: int, where: str) -> Edge:
     if not isinstance(item, dict) or not {"source", "target"} <= set(item):
         raise PlanFormatError(f"{where}: edges[{index}] needs 'source' and 'target'")
-    return Edge(int(item["source"]), int(item["target"]))
+    ends = (item["source"], item["target"])
+    if not all(isinstance(end, int) and not isinstance(end, bool) for end in ends):
+        raise PlanFormatError(f"{where}: edges[{index}]: 'source' and 'target' are node ids "
+                              f"(integers), got {ends[0]!r} and {ends[1]!r}")
+    return Edge(*ends)
 
 
 def _check_graph(plan: CompiledPlan, where: str) -> None:

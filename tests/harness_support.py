@@ -6,7 +6,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from gate_programs.calc import CALC_PROGRAM, calc_program
+from gate_programs.interval_join import JOIN_PROGRAM
+from harness.discovery import discover_programs
 from streamplan.nodes import NODE_CLASSES
 from streamplan.nodes.calc import StreamExecCalc
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
@@ -14,38 +16,8 @@ from streamplan.nodes.metadata import Registry, exec_node
 from streamplan.options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
 
 
-def calc_program(after_expected: str = "+I[2, B]", before_expected: str = "+I[1, A]",
-                 before_value: str = "a") -> TableTestProgram:
-    return (TableTestProgram.of("calc-tiny", "upper-cases one column")
-            .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
-                                .producing_before_restore([1, before_value])
-                                .producing_after_restore([2, "b"]).build())
-            .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "v STRING")
-                              .consuming_before_restore(before_expected)
-                              .consuming_after_restore(after_expected).build())
-            .run_sql("INSERT INTO Out SELECT id, UPPER(v) FROM T")
-            .build())
-
-
-def _timed(name: str, side: str, before: list, after: list) -> SourceTestStep:
-    return (SourceTestStep.new_builder(name)
-            .add_schema("k INT", f"{side}t TIMESTAMP(3)", f"WATERMARK FOR {side}t AS {side}t - INTERVAL '1' SECOND")
-            .producing_before_restore(*before).producing_after_restore(*after).build())
-
-
-# L1 is cached before the restore; R1 arriving after it must find it in the restored state.
-JOIN_PROGRAM = (
-    TableTestProgram.of("interval-join-tiny", "a left row cached before the restore joins after it")
-    .setup_table_source(_timed("L", "l", [[1, "2024-01-01 10:00:00"]], []))
-    .setup_table_source(_timed("R", "r", [[2, "2024-01-01 10:00:00"]], [[1, "2024-01-01 10:00:01"]]))
-    .setup_table_sink(SinkTestStep.new_builder("J").add_schema("lk INT", "rk INT")
-                      .consuming_after_restore("+I[1, 1]").build())
-    .run_sql("INSERT INTO J SELECT L.k, R.k FROM L LEFT JOIN R ON L.k = R.k "
-             "AND L.lt BETWEEN R.rt - INTERVAL '2' SECOND AND R.rt + INTERVAL '2' SECOND")
-    .build())
-
-CALC_PROGRAM = calc_program()
-PROGRAMS = [CALC_PROGRAM, JOIN_PROGRAM]
+GATE_PROGRAMS = "gate_programs"      # tests/gate_programs: one tiny program per exec node
+PROGRAMS = discover_programs(GATE_PROGRAMS)
 
 
 # --- registry doubles: today's classes, with one node swapped for a changed one -----------------
@@ -73,6 +45,50 @@ class RenamedFieldCalc(StreamExecCalc):
            produced_operators=("project", "filter"))
 class CalcV2(StreamExecCalc):
     """A bumped calc: version 2 served by its own class, version 1 by today's."""
+
+
+@exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
+class RetypedStateJoin(StreamExecIntervalJoin):
+    """Same name and version, but a state variable's value schema narrowed (BIGINT -> INT)
+    and another's kind changed (value -> list): the bytes in the checkpoint mean something else."""
+
+    def state_layout(self, inputs):
+        layout = super().state_layout(inputs)
+        layout["left-cleanup-time"] = {"kind": "value", "value": "time INT"}
+        layout["late-rows"] = {"kind": "list", "value": "count BIGINT"}
+        return layout
+
+
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
+           produced_operators=("project", "filter"))
+class RequiredFieldCalc(StreamExecCalc):
+    """Same name and version, but a new required plan field: released plans no longer load."""
+
+    null_handling: str
+
+
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
+           produced_operators=("project", "filter"))
+class LowerCaseCalc(StreamExecCalc):
+    """Same name, version, plan JSON and state, but different behaviour: UPPER now lower-cases."""
+
+    def translate(self, ctx, inputs):
+        changed = self.model_copy(update={"projection": [expr.replace("UPPER(", "LOWER(")
+                                                         for expr in self.projection]})
+        return StreamExecCalc.translate(changed, ctx, inputs)
+
+
+def raised_min_versions(plan: str = "0.1", state: str = "0.1") -> type:
+    """A calc version 1 whose annotation no longer accepts plans / checkpoints of engine 0.1
+    (register it while the engine version is patched above 0.1)."""
+
+    @exec_node(name="stream-exec-calc", version=1, min_plan_version=plan, min_state_version=state,
+               produced_operators=("project", "filter"))
+    class RaisedCalc(StreamExecCalc):
+        pass
+
+    return RaisedCalc
 
 
 def registry_with(*replacements: type, extra: tuple[type, ...] = ()) -> Registry:

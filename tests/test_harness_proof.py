@@ -9,10 +9,9 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-from rich.console import Console
 
 import streamplan.options as options
-from harness.audit import (check_annotations, check_consumed_options, check_restore_completeness,
+from harness.audit import (CHECKS, check_annotations, check_consumed_options, check_restore_completeness,
                            check_version_rules)
 from harness.errors import ExpectationMismatch, FixtureError, FrozenFixtureError
 from harness.fixtures import fixture_for, read_manifest, scan_snapshots
@@ -20,7 +19,9 @@ from harness.gate import run_gate
 from harness.generate import generate_fixture
 from harness.restore import restore_fixture
 from harness.runner import run_semantic
-from harness_support import (CALC_PROGRAM, JOIN_PROGRAM, PROGRAMS, CalcV2, RenamedFieldCalc,
+from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
+                             LowerCaseCalc, RenamedFieldCalc, RequiredFieldCalc, RetypedStateJoin,
+                             raised_min_versions,
                              RenamedStateJoin, calc_program, registry_with, tree_digest)
 from streamplan.nodes import REGISTRY
 from streamplan.nodes.metadata import ExecNodeMetadata, exec_node
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
-    """A snapshots root holding calc_1/calc-tiny and interval-join_1/interval-join-tiny."""
+    """A snapshots root holding one fixture per program of tests/gate_programs."""
     root = tmp_path_factory.mktemp("generated")
     for program in PROGRAMS:
         generate_fixture(program, root, spark=spark)
@@ -176,11 +177,16 @@ def test_a_consumed_option_that_no_longer_exists_is_caught(monkeypatch):
 
 
 def test_a_consumed_option_no_program_exercises_is_caught():
-    findings = check_consumed_options(PROGRAMS, REGISTRY)
+    assert check_consumed_options(PROGRAMS, REGISTRY) == []       # every option exercised
+    findings = check_consumed_options([CALC_PROGRAM], REGISTRY)
     assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1"}
-    exercised = check_consumed_options([*PROGRAMS, _with_config(
+    exercised = check_consumed_options([CALC_PROGRAM, _with_config(
         "table.exec.sink.not-null-enforcer", "DROP")], REGISTRY)
     assert {f.subject for f in exercised} == {"stream-exec-interval-join_1"}
+    (finding,) = exercised
+    assert finding.message.startswith(
+        "consumes option 'table.exec.interval-join.min-cleanup-interval', but no program sets it "
+        "to a non-default value; add a program with .setup_config(")
 
 
 def _with_config(key, value):
@@ -250,17 +256,117 @@ def test_bumping_a_version_keeps_old_fixtures_and_adds_new_ones(spark, snapshots
     assert not [f for f in check_restore_completeness(PROGRAMS, snapshots) if "calc" in f.subject]
 
 
-# --- the gate -----------------------------------------------------------------------------------
+def test_state_variable_type_change_without_a_bump_is_caught(snapshots):
+    findings = check_version_rules(PROGRAMS, snapshots, registry_with(RetypedStateJoin), compile=False)
+    messages = [f.message for f in findings if f.subject == "interval-join_1/interval-join-tiny"]
+    assert len(findings) == len(messages) == 2
+    layout, checkpoint = messages
+    assert layout.startswith(
+        "stream-exec-interval-join_1 (node 5): state layout changed: state variable 'late-rows' "
+        "kind changed from 'value' to 'list'; state variable 'left-cleanup-time' value changed "
+        "from 'time BIGINT' to 'time INT'.")
+    # Spark's own operator metadata records kinds, not schemas: it sees the kind change only.
+    assert "late-rows: ValueState" in checkpoint.split(" but ")[0]
+    assert "late-rows: ListState" in checkpoint.split(" but ")[1]
 
-def test_the_gate_writes_junit_and_fails_on_findings(spark, tmp_path):
-    junit = tmp_path / "out" / "gate.xml"
-    console = Console(record=True, width=200)
-    assert run_gate(tmp_path / "empty", junit, console, spark=spark) == 1
-    suites = {suite.get("name"): suite for suite in ET.parse(junit).getroot()}
-    cases = {case.get("name"): case for case in suites["audit"]}
-    assert set(cases) == {"annotations", "consumed-options", "restore-completeness", "version-rules"}
-    assert cases["annotations"].find("failure") is None
-    failure = cases["restore-completeness"].find("failure")
+
+def test_a_plan_that_no_longer_loads_is_caught_by_audit_and_restore(snapshots):
+    registry = registry_with(RequiredFieldCalc)
+    findings = check_version_rules(PROGRAMS, snapshots, registry, compile=False)
+    calc = [f.message for f in findings if f.subject == "calc_1/calc-tiny"]
+    assert calc == [
+        "the fixture's plan no longer loads with today's classes: fixture calc_1/calc-tiny: node 2 "
+        "('stream-exec-calc_1'): today's RequiredFieldCalc cannot read it: field 'nullHandling': "
+        "Field required. Either the node's plan JSON changed incompatibly (then a new version with "
+        "new fixtures is needed: bump the version and keep a class reading the old JSON), or its "
+        "version was removed (restore the annotation)."]
+    with pytest.raises(FixtureError, match=r"rule 'the plan of a registered version loads "
+                                           r"\(min_plan_version\)': .*field 'nullHandling': Field required"):
+        restore_fixture(calc_fixture(snapshots), PROGRAMS, registry)
+
+
+@pytest.mark.parametrize("raised, rule", [
+    ({"plan": "0.2"}, r"needs a plan written by engine >= 0.2 \(min_plan_version\), but it was "
+                      r"written by engine 0.1. Migrate: recompile"),
+    ({"state": "0.2"}, r"rule 'min_state_version': node 2: node type 'stream-exec-calc_1' needs a "
+                       r"checkpoint written by engine >= 0.2 \(min_state_version\), but it was "
+                       r"written by engine 0.1. Migrate: drain the query")])
+def test_a_raised_min_version_on_a_registered_version_fails_its_fixtures(snapshots, monkeypatch,
+                                                                         raised, rule):
+    import streamplan.nodes.metadata as metadata
+    import streamplan.version as version
+
+    for module in (version, metadata):        # engine 0.2: the release that drops 0.1 support
+        monkeypatch.setattr(module, "ENGINE_VERSION", "0.2")
+    registry = registry_with(raised_min_versions(**raised))
+    with pytest.raises(FixtureError, match=rule):
+        restore_fixture(calc_fixture(snapshots), PROGRAMS, registry)
+    if "plan" in raised:
+        findings = check_version_rules(PROGRAMS, snapshots, registry, compile=False)
+        # every fixture whose plan holds a calc node (the join projects after the join)
+        assert {f.subject for f in findings} == {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny"}
+        assert all("(min_plan_version)" in f.message for f in findings)
+
+
+def test_a_behaviour_change_under_the_same_version_fails_the_restore_with_a_diff(spark, snapshots):
+    registry = registry_with(LowerCaseCalc)
+    assert check_version_rules(PROGRAMS, snapshots, registry, compile=False) == []   # same shape
+    with pytest.raises(ExpectationMismatch) as caught:
+        restore_fixture(calc_fixture(snapshots), PROGRAMS, registry, spark=spark)
+    assert str(caught.value).startswith("program calc-tiny, after restore: the sink output differs")
+    assert caught.value.diff.splitlines()[-2:] == ["- +I[2, B]", "+ +I[2, b]"]
+
+
+# --- the gate: pytest over restore_tests/, exactly what ./run.sh test and ci/gate run ------------
+
+def junit_cases(path):
+    return {case.get("name"): case for case in ET.parse(path).getroot().iter("testcase")}
+
+
+def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
+    junit = tmp_path / "gate.xml"
+    assert run_gate(snapshots, junit, programs=GATE_PROGRAMS) == 0
+    cases = junit_cases(junit)
+    expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
+                | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
+                | {f"test_semantic[{p.id}]" for p in PROGRAMS})
+    assert set(cases) == expected and len(expected) == 5 + 5 + 5
+    assert not [name for name, case in cases.items() if case.find("failure") is not None]
+    assert ("gate PASSED: audit 5/5 checks passed, restore 5/5 fixtures restored, semantic 5/5 "
+            "programs passed") in capsys.readouterr().out
+
+
+def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots, tmp_path, capsys,
+                                                                       monkeypatch):
+    # A programs package whose calc program now expects other after-restore rows.
+    package = tmp_path / "changed_programs"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module in ("interval_join", "sink", "table_source_scan", "watermark_assigner"):
+        (package / f"{module}.py").write_text(f"from gate_programs.{module} import PROGRAMS\n")
+    (package / "calc.py").write_text("from gate_programs.calc import calc_program\n"
+                                     "PROGRAMS = [calc_program(after_expected='+I[2, b]')]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    junit = tmp_path / "gate.xml"
+    assert run_gate(snapshots, junit, programs="changed_programs",
+                    extra=["-k", "test_restore and calc"]) == 1
+    (case,) = junit_cases(junit).values()
+    failure = case.find("failure")
+    assert case.get("name") == "test_restore[calc_1/calc-tiny]"
+    assert failure.get("message").startswith(
+        "Failed: program calc-tiny, after restore: the sink output differs from the expectation")
+    assert failure.text.splitlines()[-2:] == ["- +I[2, b]", "+ +I[2, B]"]
+    out = capsys.readouterr().out
+    assert "gate FAILED: restore 0/1 fixtures restored" in out
+    assert ("✗ restore calc_1/calc-tiny: program calc-tiny, after restore: the sink output differs "
+            "from the expectation (- expected, + actual):") in out
+
+
+def test_the_gate_fails_on_audit_findings(tmp_path, capsys):
+    junit = tmp_path / "gate.xml"
+    assert run_gate(tmp_path / "empty", junit, programs=GATE_PROGRAMS, extra=["-k", "audit"]) == 1
+    cases = junit_cases(junit)
+    assert cases["test_audit[annotations]"].find("failure") is None
+    failure = cases["test_audit[restore-completeness]"].find("failure")
     assert "no fixture under snapshots/calc_1/" in failure.text
-    assert len(suites["restore"]) == 0
-    assert "gate FAILED: audit 3/4 checks passed, restore 0/0 fixtures restored" in console.export_text()
+    assert "gate FAILED: audit 4/5 checks passed" in capsys.readouterr().out

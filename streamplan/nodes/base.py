@@ -10,6 +10,7 @@ from pydantic.alias_generators import to_camel
 from ..changelog import RowKind
 from ..options import Configuration
 from ..types import RowType, parse_row_type
+from .metadata import ExecNodeMetadata, class_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -63,6 +64,11 @@ class ExecNode(PlanModel):
     @property
     def version(self) -> int:
         return int(self.type.rpartition("_")[2])
+
+    @property
+    def metadata(self) -> "ExecNodeMetadata":
+        """The annotation of this node's class for the version the node was loaded as."""
+        return class_metadata(type(self), self.type)
 
     def to_json(self) -> dict[str, Any]:
         raw = self.model_dump(by_alias=True, exclude_none=True, mode="json")

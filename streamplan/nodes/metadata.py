@@ -40,6 +40,22 @@ def exec_node(*, name: str, version: int, min_plan_version: str, min_state_versi
     return decorate
 
 
+def annotations(cls: type) -> tuple[ExecNodeMetadata, ...]:
+    """The class's own @exec_node annotations (not inherited ones), newest version first."""
+    own = cls.__dict__.get("_exec_node_metadata", ())
+    return tuple(sorted(own, key=lambda meta: meta.version, reverse=True))
+
+
+def class_metadata(cls: type, type_id: str) -> ExecNodeMetadata:
+    """The annotation `cls` carries for a plan node type such as 'stream-exec-calc_1'."""
+    for meta in annotations(cls):
+        if meta.type_id == type_id:
+            return meta
+    raise PlanFormatError(f"{cls.__name__} carries no @exec_node annotation for node type "
+                          f"'{type_id}' (it serves: "
+                          f"{', '.join(m.type_id for m in annotations(cls)) or 'nothing'})")
+
+
 # Node names Flink has that this engine knows it does not support yet: the planner names
 # them in its errors, and the registry accepts them as "explicitly unsupported".
 UNSUPPORTED_NODES: dict[str, str] = {
@@ -133,7 +149,12 @@ REGISTRY = Registry()
 
 def _check_min_version(meta: ExecNodeMetadata, written_by: str, where: str, what: str,
                        minimum: str, label: str, remedy: str) -> None:
-    if parse_version(written_by) < parse_version(minimum):
+    try:
+        written = parse_version(written_by)
+    except ValueError:
+        raise PlanFormatError(f"{where}: {what} records engine version {written_by!r}, which is "
+                              f"not a version like '0.1'") from None
+    if written < parse_version(minimum):
         raise PlanVersionError(
             f"{where}: node type '{meta.type_id}' needs {what} written by engine >= {minimum} "
             f"({label}), but it was written by engine {written_by}. Migrate: {remedy}")

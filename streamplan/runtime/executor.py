@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from ..changelog import END_OF_INPUT_CODE, RowKind
 from ..errors import ExecutionError, PlanFormatError
-from ..nodes import REGISTRY, ExecNode, TranslateContext
+from ..nodes import ExecNode, TranslateContext
 from ..nodes.metadata import check_state_version
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
@@ -105,8 +105,7 @@ class PlanExecutor:
             return
         written_by = json.loads(marker.read_text())["engineVersion"]
         for node in self.plan.nodes:
-            _, meta = REGISTRY.resolve(node.type)
-            check_state_version(meta, written_by, f"checkpoint {checkpoint}: node {node.id}")
+            check_state_version(node.metadata, written_by, f"checkpoint {checkpoint}: node {node.id}")
 
     # --- sources ------------------------------------------------------------------------------
     def _write_feeds(self, directory: Path, feeds: dict[str, list[list[FeedRow]]]) -> dict[str, str]:

@@ -4,13 +4,17 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from types import SimpleNamespace
 from typing import Optional
 
 import pytest
 from pydantic import BaseModel
 
 from harness.checkpoint import PLACEHOLDER, make_portable, materialize, state_variables
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from harness.compare import materialized_view, rows_diff
+from harness.runner import check_outputs
+from streamplan.runtime.executor import RunResult, SinkOutput
 from harness.errors import ExpectationMismatch, FixtureError
 from harness.fixtures import (Fixture, Manifest, json_text, read_manifest, scan_snapshots,
                               tree_checksums, verify_fixture, write_checksums)
@@ -27,6 +31,47 @@ def test_changelogs_compare_as_multisets():
     diff = rows_diff(["+I[1, a]", "+I[1, a]"], ["+I[1, a]", "-D[1, a]"])
     assert diff.splitlines() == ["--- expected", "+++ actual", "@@ -1,2 +1,2 @@",
                                  "  +I[1, a]", "- +I[1, a]", "+ -D[1, a]"]
+
+
+def test_a_row_emitted_twice_is_a_difference():
+    diff = rows_diff(["+I[1, a]"], ["+I[1, a]", "+I[1, a]"])
+    assert diff is not None and diff.splitlines()[-2:] == ["  +I[1, a]", "+ +I[1, a]"]
+    assert rows_diff(["+I[1, a]", "+I[1, a]"], ["+I[1, a]"]).splitlines()[-1] == "- +I[1, a]"
+
+
+def _result(sink_name: str, rows: list[ChangelogRow], row_type) -> RunResult:
+    node = SimpleNamespace(row_type=row_type)
+    return RunResult({sink_name: SinkOutput(sink_name, node, rows)})
+
+
+def _dedup_program(materialized: bool, primary_key: bool = False):
+    sink = SinkTestStep.new_builder("Out").add_schema(
+        "id INT", "v STRING", *(["PRIMARY KEY (id) NOT ENFORCED"] if primary_key else []))
+    if materialized:
+        sink = sink.testing_materialized_data()
+    return (TableTestProgram.of("calc-dup", "duplicates")
+            .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
+                                .producing_before_restore([1, "a"]).build())
+            .setup_table_sink(sink.consuming_before_restore("+I[1, a]").build())
+            .run_sql("INSERT INTO Out SELECT * FROM T").build())
+
+
+@pytest.mark.parametrize("materialized", [False, True])
+def test_check_outputs_fails_when_a_sink_receives_a_row_twice(materialized):
+    row_type = parse_row_type("ROW<`id` INT, `v` STRING>")
+    once = [ChangelogRow(RowKind.INSERT, (1, "a"))]
+    program = _dedup_program(materialized)
+    check_outputs(program, _result("Out", once, row_type), "before")
+    with pytest.raises(ExpectationMismatch, match=r"(?s)sink 'Out' \((changelog|materialized "
+                                                  r"view)\):.*\+ \+I\[1, a\]"):
+        check_outputs(program, _result("Out", once * 2, row_type), "before")
+
+
+def test_a_keyed_materialized_view_treats_a_repeated_insert_as_an_upsert():
+    """With a primary key the view holds one row per key (Flink's upsert semantics)."""
+    row_type = parse_row_type("ROW<`id` INT, `v` STRING>")
+    twice = [ChangelogRow(RowKind.INSERT, (1, "a"))] * 2
+    check_outputs(_dedup_program(True, primary_key=True), _result("Out", twice, row_type), "before")
 
 
 def test_materialized_view_applies_the_changelog_by_key_or_as_a_bag():

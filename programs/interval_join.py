@@ -16,8 +16,11 @@ WINDOW_5S = "L.lt BETWEEN R.rt - INTERVAL '5' SECOND AND R.rt + INTERVAL '5' SEC
 NEGATIVE_WINDOW = "L.lt BETWEEN R.rt + INTERVAL '2' SECOND AND R.rt - INTERVAL '2' SECOND"
 
 
-def at(second: int) -> str:
-    return f"2024-01-01 10:00:{second:02d}"
+def at(second: int | float) -> str:
+    """10:00:<second>; fractions give milliseconds (10.5 -> 10:00:10.500)."""
+    if isinstance(second, int):
+        return f"2024-01-01 10:00:{second:02d}"
+    return f"2024-01-01 10:00:{int(second):02d}.{round(second * 1000) % 1000:03d}"
 
 
 def source(name: str, side: str, before: list[tuple], after: list[tuple]) -> SourceTestStep:
@@ -172,10 +175,76 @@ INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW = program(
     "nothing; rows are padded at once, append-only", "LEFT JOIN", ALL_LEFT_PADDED, D,
     bounds=NEGATIVE_WINDOW, hint="EARLY_FIRE('delay'='1s')")
 
+# --- rows exactly on the window bounds, window [-2 s, +3 s] (L.t - R.t) --------------------------
+# Every pair has its own key; one row of each pair arrives before the restore and its partner
+# after it, in both orders (left first, right first). Times are seconds after 10:00:10.
+# before: step0 L1@0 R2@2 | step1 L3@3 R4@0 | step2 L5@0 R6@0  -> watermark 1 s at the tick:
+#         nothing expires (the earliest cleanup is L@0 at 0 + 2 + 0.001 s).
+# after:  step3 L2@0 R1@2   (L - R = -2 s: the lower bound, both orders)
+#         step4 L4@3 R3@0   (+3 s: the upper bound, both orders)
+#         step5 L6@3.001 R5@2.001   (1 ms beyond the upper / lower bound: no match)
+#         step6 L7@0 R8@0 | step7 L8@2.999 R7@1.999   (1 ms inside: -1.999 s and +2.999 s)
+#         The watermark stays at 1.001 s, so no row expires before its partner arrives;
+#         unmatched left rows are padded at the end of input.
+BOUND_ROWS = (
+    source("L", "l", [(1, "l1", 10), (3, "l3", 13), (5, "l5", 10)],
+           [(2, "l2", 10), (4, "l4", 13), (6, "l6", 13.001), (7, "l7", 10), (8, "l8", 12.999)]),
+    source("R", "r", [(2, "r2", 12), (4, "r4", 10), (6, "r6", 10)],
+           [(1, "r1", 12), (3, "r3", 10), (5, "r5", 12.001), (8, "r8", 10), (7, "r7", 11.999)]))
+NON_STRICT_BOUNDS = "L.lt BETWEEN R.rt - INTERVAL '2' SECOND AND R.rt + INTERVAL '3' SECOND"
+STRICT_BOUNDS = "L.lt > R.rt - INTERVAL '2' SECOND AND L.lt < R.rt + INTERVAL '3' SECOND"
+
+
+def left_join_of(rows: tuple[SourceTestStep, SourceTestStep], lower_ms: int,
+                 upper_ms: int) -> tuple[list[str], list[str]]:
+    """The LEFT join's output derived from the data (no row expires before its partner
+    arrives, see the trace above): pairs with equal keys and lower <= L.t - R.t <= upper,
+    then every unmatched left row padded; all of it after the restore."""
+    def timed(step: SourceTestStep):
+        return [(k, v, round(t.timestamp() * 1000)) for _, (k, v, t) in
+                step.feed_rows("before") + step.feed_rows("after")]
+
+    left, right = timed(rows[0]), timed(rows[1])
+    pairs = [(l, r) for l in left for r in right
+             if l[0] == r[0] and lower_ms <= l[2] - r[2] <= upper_ms]
+    joined = [f"+I[{l[0]}, {l[1]}, {r[0]}, {r[1]}]" for l, r in pairs]
+    matched = {l for l, _ in pairs}
+    pads = [f"+I[{l[0]}, {l[1]}, null, null]" for l in left if l not in matched]
+    return [], joined + pads
+
+
+INTERVAL_JOIN_WINDOW_BOUNDS = program(
+    "interval-join-window-bounds", "rows exactly on the lower and upper bound match, 1 ms "
+    "beyond does not, arriving in either order across the restore", "LEFT JOIN",
+    left_join_of(BOUND_ROWS, -2000, 3000), BOUND_ROWS, bounds=NON_STRICT_BOUNDS)
+
+INTERVAL_JOIN_WINDOW_BOUNDS_STRICT = program(
+    "interval-join-window-bounds-strict", "strict bounds (> and <) exclude rows exactly on "
+    "them and include rows 1 ms inside, in either order across the restore", "LEFT JOIN",
+    left_join_of(BOUND_ROWS, -1999, 2999), BOUND_ROWS, bounds=STRICT_BOUNDS)
+
+# --- NULLs in keys, values and the join condition, window ±2 s, FULL join --------------------------
+# A NULL key never matches (both rows are padded at the end of input); `L.lv <> R.rv` is NULL
+# when either value is NULL, and a NULL condition is not a match (rows padded, not joined).
+# before: step0 L(null,a)@10 R(null,a)@10 | step1 L(1,null)@10 R(1,x)@10.5 | step2 L(2,p)@10
+#         R(2,null)@10 -> watermark 9 s: nothing expires, nothing joins.
+# after:  step3 L(3,q)@10 R(3,r)@10 join | step4 L(1,y)@11 joins the restored R(1,x);
+#         R(2,z)@11 joins the restored L(2,p) -> end of input pads every unmatched row.
+INTERVAL_JOIN_NULLS = program(
+    "interval-join-nulls", "NULL keys never match and a NULL join condition is no match; "
+    "both sides are padded instead", "FULL JOIN",
+    ([], ["+I[3, q, 3, r]", "+I[1, y, 1, x]", "+I[2, p, 2, z]",
+          "+I[null, a, null, null]", "+I[null, null, null, a]",
+          "+I[1, null, null, null]", "+I[null, null, 2, null]"]),
+    (source("L", "l", [(None, "a", 10), (1, None, 10), (2, "p", 10)], [(3, "q", 10), (1, "y", 11)]),
+     source("R", "r", [(None, "a", 10), (1, "x", 10.5), (2, None, 10)], [(3, "r", 10), (2, "z", 11)])),
+    extra=" AND L.lv <> R.rv")
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
     INTERVAL_JOIN_MIN_CLEANUP_INTERVAL, INTERVAL_JOIN_EARLY_FIRE, INTERVAL_JOIN_EARLY_FIRE_RIGHT,
     INTERVAL_JOIN_EARLY_FIRE_FULL, INTERVAL_JOIN_EARLY_FIRE_SINGLE_FIRE,
     INTERVAL_JOIN_EARLY_FIRE_IGNORED_INNER, INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW,
+    INTERVAL_JOIN_WINDOW_BOUNDS, INTERVAL_JOIN_WINDOW_BOUNDS_STRICT, INTERVAL_JOIN_NULLS,
 ]

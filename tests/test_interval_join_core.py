@@ -347,25 +347,14 @@ def test_late_outer_row_with_a_null_key_is_padded_at_once():
 
 
 # --- NULL event times -------------------------------------------------------------------------
-# DIFFERS FROM FLINK (reported, not fixed here). In Flink a row whose rowtime is NULL never
-# reaches the interval join: WatermarkAssignerOperator.processElement throws
-#   RuntimeException("RowTime field should not be null, please convert it to a non-null long value.")
-# and the job fails (RowTimeIntervalJoin itself reads the time with `row.getLong(idx)`, no null
-# check). streamplan's watermark assigner lets the row through and IntervalJoinCore.process
-# drops it silently (`if raw_time is None: return`): an outer row is lost without padding and
-# nothing tells the user. This test states Flink's behaviour: processing the row fails the query.
-# It is a strict xfail: it starts passing -- and must then lose its marker -- once the code
-# fails like Flink. If the fix goes into the watermark assigner instead (where Flink checks),
-# replace this test by one on that node.
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="DIFFERS FROM FLINK: a NULL rowtime is dropped silently instead of "
-                          "failing the query")
-@pytest.mark.parametrize("join_type", [INNER, LEFT, RIGHT, FULL])
-@pytest.mark.parametrize("side", ["L", "R"])
-def test_null_event_time_fails_the_query_as_in_flink(join_type, side):
-    from streamplan.errors import ExecutionError
-
+# In Flink a row whose rowtime is NULL never reaches the interval join: the watermark assigner
+# fails the job ("RowTime field should not be null ..."). streamplan's watermark assigner does
+# the same (tests/test_streamplan_runtime.py); the core's own guard only keeps a NULL time
+# from crashing it: such a row is neither cached nor joined.
+@pytest.mark.parametrize("join_type", [INNER, LEFT, FULL])
+def test_a_null_event_time_never_reaches_the_cache(join_type):
     h = Harness(params(join_type))
-    h.step(0, [("R" if side == "L" else "L", R1 if side == "L" else L1)])
-    with pytest.raises(ExecutionError, match="should not be null"):
-        h.step(0, [(side, ("a", None, "no-time"))])
+    h.step(0, [("R", R1)])
+    assert h.step(0, [("L", ("a", None, "no-time"))]) == []
+    assert h.left.buckets == {}
+

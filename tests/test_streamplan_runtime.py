@@ -83,6 +83,15 @@ def test_not_null_enforcer_error_fails_with_the_column_named(env, tmp_path):
     assert str(info.value).startswith(f"query for table sink 'Out' (node {plan.sinks[0].id}) failed: ")
 
 
+def test_a_null_rowtime_fails_the_query_at_the_watermark_as_in_flink(env, tmp_path):
+    plan = env.compile_sql("INSERT INTO Out SELECT id, customer, t FROM Orders")
+    data = feeds(plan, [{"Orders": [[1, "a", "2024-01-01 10:00:00"], [2, "b", None]]}], True)
+    assigner = next(node for node in plan.nodes if node.type.startswith("stream-exec-watermark"))
+    with pytest.raises(ExecutionError, match=rf"RowTime field 't' should not be null \(node "
+                                             rf"{assigner.id}, WatermarkAssigner\(rowtime=\[t\]"):
+        env.execute_plan(plan, tmp_path / "ckpt", tmp_path / "out", data)
+
+
 def test_not_null_enforcer_drop_drops_the_row(env, tmp_path):
     env.config.set("table.exec.sink.not-null-enforcer", "DROP")
     plan = env.compile_sql("INSERT INTO Out SELECT CASE WHEN id = 2 THEN NULL ELSE id END, customer, t "

@@ -29,4 +29,11 @@ class StreamExecWatermarkAssigner(ExecNode):
         # filters below a watermark unless they reference its event-time column, hence the
         # second (redundant) term.
         keep = ~is_end | (F.col(rowtime) < end_of_time)
-        return marked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(keep)
+        # Flink's WatermarkAssignerOperator fails the job on a NULL rowtime; so do we (a
+        # filter keeps raise_error from being pruned).
+        message = (f"RowTime field '{rowtime}' should not be null (node {self.id}, "
+                   f"{self.description}); filter or convert NULL event times before the "
+                   f"watermark, e.g. with a computed column COALESCE({rowtime}, ...)")
+        checked = marked.filter(F.when(F.col(rowtime).isNull(), F.raise_error(F.lit(message)))
+                                .isNull())
+        return checked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(keep)

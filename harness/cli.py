@@ -3,7 +3,7 @@
     harness generate [--node calc] [--program calc-projection-filter] [--force]
     harness restore  [--node calc] [--program ID]
     harness audit    [--no-compile]
-    harness gate     [--junit out/gate.xml]
+    harness gate     [--junit out/gate.xml] [--gate-report out/gate.html]
 
 Expected failures print as readable messages and exit 1; no tracebacks.
 """
@@ -130,12 +130,14 @@ def audit(snapshots: Path = SNAPSHOTS,
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def gate(ctx: typer.Context,
          junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
+         report: Optional[Path] = typer.Option(None, "--gate-report", "--report",
+                                          help="write the HTML gate report here"),
          snapshots: Path = SNAPSHOTS):
     """The PR gate: every audit check, fixture restore and program run, by pytest (extra
     arguments go to pytest, e.g. `harness gate -k interval-join`)."""
     from .gate import run_gate
 
-    raise typer.Exit(code=run_gate(snapshots, junit, extra=ctx.args))
+    raise typer.Exit(code=run_gate(snapshots, junit, extra=ctx.args, report=report))
 
 
 @app.command("list")

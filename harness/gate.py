@@ -1,7 +1,9 @@
 """The PR gate: the tests of `restore_tests/` (every audit check, every fixture restore,
-every program's semantic run), run by pytest, with JUnit XML and a one-line verdict.
+every program's semantic run), run by pytest, with JUnit XML, an HTML report and a one-line
+verdict.
 
-    python -m harness.gate [--junit out/gate.xml] [--snapshots DIR] [-- PYTEST ARGS...]
+    python -m harness.gate [--junit out/gate.xml] [--gate-report out/gate.html] [--snapshots DIR]
+                           [-- PYTEST ARGS...]
 
 pytest is the gate's only runner (see harness.pytest_plugin), so `ci/gate`, `harness gate`,
 `./run.sh test` and `pytest restore_tests` run exactly the same checks. Exit status 0 only
@@ -21,31 +23,38 @@ GATE_TESTS = REPOSITORY / "restore_tests"
 
 
 def gate_arguments(snapshots: Path = DEFAULT_SNAPSHOTS, junit: Optional[Path] = None,
-                   programs: str = "programs", extra: Sequence[str] = ()) -> list[str]:
+                   programs: str = "programs", extra: Sequence[str] = (),
+                   report: Optional[Path] = None) -> list[str]:
     args = [str(GATE_TESTS), f"--rootdir={REPOSITORY}", "-p", "no:cacheprovider",
             f"--snapshots={Path(snapshots).resolve()}", f"--programs={programs}",
             "-o", "junit_suite_name=restore-gate"]
     if junit is not None:
         Path(junit).parent.mkdir(parents=True, exist_ok=True)
         args.append(f"--junitxml={junit}")
+    if report is not None:
+        args.append(f"--gate-report={Path(report).resolve()}")
     return args + list(extra)
 
 
 def run_gate(snapshots: Path = DEFAULT_SNAPSHOTS, junit: Optional[Path] = None,
-             programs: str = "programs", extra: Sequence[str] = ()) -> int:
-    """Run the gate in this process; returns pytest's exit status (0: every check passed)."""
+             programs: str = "programs", extra: Sequence[str] = (),
+             report: Optional[Path] = None) -> int:
+    """Run the gate in this process; returns pytest's exit status (0: every check passed).
+    `report`: write the HTML gate report (harness.gate_report) there."""
     import pytest
 
-    return int(pytest.main(gate_arguments(snapshots, junit, programs, extra)))
+    return int(pytest.main(gate_arguments(snapshots, junit, programs, extra, report)))
 
 
 def main(pytest_args: Optional[list[str]] = typer.Argument(
              None, help="more pytest arguments, after --, e.g. -- -k interval-join"),
          junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
+         report: Optional[Path] = typer.Option(None, "--gate-report", "--report",
+                                          help="write the HTML gate report here"),
          snapshots: Path = typer.Option(DEFAULT_SNAPSHOTS, help="fixture root"),
          programs: str = typer.Option("programs", help="package of table test programs")) -> None:
     """Audit + restore every fixture + run every program; non-zero exit on any failure."""
-    raise typer.Exit(code=run_gate(snapshots, junit, programs, pytest_args or ()))
+    raise typer.Exit(code=run_gate(snapshots, junit, programs, pytest_args or (), report))
 
 
 if __name__ == "__main__":

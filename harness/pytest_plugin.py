@@ -7,24 +7,25 @@ This plugin (loaded by the repository's conftest.py) adds what the gate needs on
 
     --snapshots DIR        the fixture root (default: the repository's snapshots/)
     --programs PACKAGE     the package of table test programs (default: programs)
+    --gate-report PATH     write the gate's self-contained HTML report here (harness.gate_report)
 
 and a one-line verdict per suite at the end of the run. Tests take part in the verdict
 through the marker `gate(suite, name)`.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from .fixtures import DEFAULT_SNAPSHOTS
-
-SUITES = ("audit", "restore", "semantic")
-SUITE_NOUNS = {"audit": "checks passed", "restore": "fixtures restored",
-               "semantic": "programs passed"}
+from .gate_report import SUITE_NOUNS, SUITES, ReportMeta, count_line, render_report  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class GateRecord:
 
 _RECORDS = pytest.StashKey[list]()
 _STARTED = pytest.StashKey[float]()
+_REPORT = pytest.StashKey[Optional[Path]]()
+_WRITTEN = pytest.StashKey[Path]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -52,6 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fixture root the gate restores (default: the repository's snapshots/)")
     group.addoption("--programs", default="programs", metavar="PACKAGE",
                     help="package whose modules expose the table test programs (PROGRAMS)")
+    group.addoption("--gate-report", default=None, metavar="PATH",
+                    help="write the gate's report here: one self-contained HTML page (verdict, "
+                         "restore matrix, audit checks, every failure's message)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,6 +65,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "(suite: audit, restore or semantic)")
     config.stash[_RECORDS] = []
     config.stash[_STARTED] = time.monotonic()
+    report = config.getoption("gate_report", None)
+    config.stash[_REPORT] = Path(report).resolve() if report else None   # before any chdir
 
 
 def snapshots_root(config: pytest.Config) -> Path:
@@ -91,20 +99,70 @@ def _message(report: pytest.TestReport) -> str:
     return report.longreprtext
 
 
+# pytest stopped outside the checks: the records are not the whole gate.
+_STOPPED = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+    """Write --gate-report (before the terminal summary, which names it)."""
+    config = session.config
+    path = config.stash.get(_REPORT, None)
+    if path is None:
+        return
+    problem = None
+    if exitstatus in _STOPPED:
+        problem = (f"pytest stopped early (exit status {int(exitstatus)}, "
+                   f"{pytest.ExitCode(exitstatus).name.lower().replace('_', ' ')}): "
+                   f"the checks below are not the whole gate")
+    meta = ReportMeta(engine_version=_engine_version(), spark_version=_spark_version(),
+                      generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                      seconds=time.monotonic() - config.stash[_STARTED], problem=problem)
+    write_atomically(path, render_report(gate_records(config), meta))
+    config.stash[_WRITTEN] = path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temp file beside `path`, then replace: a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _engine_version() -> str:
+    from streamplan.version import ENGINE_VERSION
+
+    return ENGINE_VERSION
+
+
+def _spark_version() -> str:
+    try:
+        import pyspark
+    except ImportError:
+        return "not installed"
+    return pyspark.__version__
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     records = gate_records(config)
+    written = config.stash.get(_WRITTEN, None)
     if not records:
+        if written is not None:
+            terminalreporter.write_line(f"gate report: {written}")
         return
     failed = [record for record in records if record.outcome == "failed"]
-    counts = []
-    for suite in SUITES:
-        mine = [record for record in records if record.suite == suite]
-        if mine:
-            counts.append(f"{suite} {sum(r.ok for r in mine)}/{len(mine)} {SUITE_NOUNS[suite]}")
     verdict = "FAILED" if failed else "PASSED"
     terminalreporter.write_sep("=", "restore gate", bold=True)
-    terminalreporter.write_line(f"gate {verdict}: {', '.join(counts)}", bold=True,
+    terminalreporter.write_line(f"gate {verdict}: {count_line(records)}", bold=True,
                                 red=bool(failed), green=not failed)
     for record in failed:
         first = (record.message or "").strip().splitlines()[:1] or [""]
         terminalreporter.write_line(f"  ✗ {record.suite} {record.name}: {first[0]}")
+    if written is not None:
+        terminalreporter.write_line(f"gate report: {written}")

@@ -170,6 +170,27 @@ def demo(program: str = typer.Option("interval-join-early-fire", "--program",
         _fail(err)
 
 
+@app.command()
+def inspect(target: str = typer.Argument(..., help="fixture directory, fixture id "
+                                                   "(interval-join_1/interval-join-early-fire) "
+                                                   "or checkpoint directory"),
+            snapshots: Path = SNAPSHOTS,
+            plan: Optional[Path] = typer.Option(None, "--plan", help="plan file to list with a "
+                                                                     "raw checkpoint"),
+            json_output: bool = typer.Option(False, "--json", help="print one JSON document")):
+    """What a checkpoint holds (offsets, state variables, timers) via Spark's state reader."""
+    from .inspect import inspect_checkpoint, render, report_json_text, resolve_target
+
+    try:
+        report = inspect_checkpoint(resolve_target(target, snapshots, plan))
+    except (HarnessError, StreamPlanError) as err:
+        _fail(err)
+    if json_output:
+        typer.echo(report_json_text(report), nl=False)
+    else:
+        render(report, console)
+
+
 def main() -> None:
     app()
 

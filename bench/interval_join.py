@@ -127,7 +127,7 @@ def ts(ms: int) -> datetime:
 def steps_of(rows: list[tuple[int, int, int]], batches: int) -> list[list]:
     """Micro-batch steps of feed rows: the data batches, then end of input and a tick."""
     from streamplan.changelog import RowKind
-    from streamplan.runtime.executor import END_OF_INPUT
+    from streamplan.executor import END_OF_INPUT
 
     steps = [[(RowKind.INSERT, (k, v, ts(t))) for k, v, t in chunk]
              for chunk in chunks(rows, batches)]
@@ -294,7 +294,7 @@ def timed_query(run: Run, frame, checkpoint: Path, sink: Callable) -> Run:
 def streamplan_frame(spark, plan, feeds: dict[str, str]):
     """The sink node's DataFrame, translated exactly as PlanExecutor._run_sink does."""
     from streamplan.nodes.base import TranslateContext
-    from streamplan.runtime.executor import PlanExecutor
+    from streamplan.executor import PlanExecutor
 
     executor = PlanExecutor(plan, spark)
     ctx = TranslateContext(spark, executor.config, feeds,
@@ -362,7 +362,7 @@ def run_executor(spark, plan, work: Workload, input_rows: int, checkpoint: Path,
                  output: Path) -> Run:
     """PlanExecutor.run as the project runs plans: collect-and-JSON sink, output read back."""
     from streamplan.changelog import RowKind
-    from streamplan.runtime.executor import PlanExecutor
+    from streamplan.executor import PlanExecutor
 
     feeds = {"L": steps_of(work.left, work.batches), "R": steps_of(work.right, work.batches)}
     run = Run("streamplan executor (collect + JSON sink)", input_rows)

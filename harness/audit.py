@@ -1,9 +1,9 @@
 """`harness audit`: the checks that keep exec-node annotations honest.
 
-- annotations:          unique versions, versions >= 1, min versions parse and are not above
-                        the engine version, no node both registered and unsupported;
-- consumed-options:     each consumed option exists and some program sets it to a
-                        non-default value;
+- annotations:          the registry's rules (streamplan.nodes.metadata.annotation_problems):
+                        unique versions >= 1, consumed options exist, min versions parse and
+                        are not above the engine version, not both registered and unsupported;
+- consumed-options:     some program sets each consumed option to a non-default value;
 - restore-completeness: every registered node version has a program and a fixture, every
                         program a fixture for its node's latest version, every fixture a
                         registered version and a program;
@@ -16,19 +16,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
-from streamplan.nodes import REGISTRY, UNSUPPORTED_NODES
-from streamplan.nodes.metadata import Registry
-from streamplan.options import lookup_option, option_exists
-from streamplan.version import ENGINE_VERSION, parse_version
+from streamplan.testing import (REGISTRY, Configuration, Registry, StreamPlanError,
+                                annotation_problems, load_plan_nodes, lookup_option, option_exists,
+                                parse_plan_document, read_plan_text)
 
-from .discovery import node_names, node_of, short_name
+from .discovery import node_of, short_name
 from .errors import AuditFailure, Finding, HarnessError
 from .fixtures import Fixture, read_manifest, scan_snapshots
 from .program import TableTestProgram
 from .runner import compile_program
-from .version_rules import version_rule_findings
+from .version_rules import registration_problem, version_rule_findings
 
 ANNOTATIONS = "annotations"
 OPTIONS = "consumed-options"
@@ -38,41 +37,38 @@ CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES)
 
 
 def check_annotations(registry: Registry = REGISTRY) -> list[Finding]:
+    """The registry's own rules (annotation_problems), over every registered version: a
+    registry built by hand or patched after import is held to them too."""
     findings = []
     for type_id, (cls, meta) in sorted(registry.by_type.items()):
         if type_id != meta.type_id:
             findings.append(Finding(ANNOTATIONS, type_id, f"registered under '{type_id}' but its "
                                     f"annotation says '{meta.type_id}'"))
-        if meta.version < 1:
-            findings.append(Finding(ANNOTATIONS, type_id, f"version must be >= 1, is {meta.version}"))
-        if meta.name in UNSUPPORTED_NODES:
-            findings.append(Finding(ANNOTATIONS, type_id, "is both registered and listed in "
-                                    "UNSUPPORTED_NODES; remove one of the two"))
-        for label, value in (("min_plan_version", meta.min_plan_version),
-                             ("min_state_version", meta.min_state_version)):
-            try:
-                too_new = parse_version(value) > parse_version(ENGINE_VERSION)
-            except ValueError:
-                findings.append(Finding(ANNOTATIONS, type_id, f"{label} '{value}' is not a "
-                                        f"version like '0.1'"))
-                continue
-            if too_new:
-                findings.append(Finding(ANNOTATIONS, type_id, (
-                    f"{label} {value} is above the engine version {ENGINE_VERSION}: no release "
-                    f"could have written what it claims to restore; lower it to at most "
-                    f"{ENGINE_VERSION}")))
-    for cls in {cls for cls, _ in registry.by_type.values()}:
-        versions = [meta.version for meta in cls.__dict__.get("_exec_node_metadata", ())]
-        duplicates = sorted({v for v in versions if versions.count(v) > 1})
-        if duplicates:
-            findings.append(Finding(ANNOTATIONS, cls.__name__, (
-                f"annotated more than once with version(s) {', '.join(map(str, duplicates))}; "
-                f"every version of a node needs its own number")))
+        findings += [Finding(ANNOTATIONS, type_id, problem) for problem in annotation_problems(cls, meta)]
     return findings
 
 
-def check_consumed_options(programs: list[TableTestProgram],
-                           registry: Registry = REGISTRY) -> list[Finding]:
+def options_read(snapshots: Path, registry: Registry = REGISTRY) -> dict[str, set[str]]:
+    """Per node type, the options its `read_options` reads, over every fixture's plan (the
+    one way a node reads configuration, so this is every code path that reads one)."""
+    reads: dict[str, set[str]] = defaultdict(set)
+    for fixture in scan_snapshots(snapshots)[0]:
+        try:
+            raw = parse_plan_document(read_plan_text(fixture.plan_path), fixture.id)
+        except StreamPlanError:
+            continue            # the version rules report unreadable plans
+        for _, node in load_plan_nodes(raw, fixture.id, registry)[0]:
+            view = node.options_view(Configuration())
+            try:
+                node.read_options(view)
+            except StreamPlanError:
+                continue        # an undeclared read: it fails compile and restore loudly
+            reads[node.type] |= view.reads
+    return reads
+
+
+def check_consumed_options(programs: list[TableTestProgram], registry: Registry = REGISTRY,
+                           snapshots: Optional[Path] = None) -> list[Finding]:
     exercised = set()
     for program in programs:
         for step in program.config_steps:
@@ -81,20 +77,23 @@ def check_consumed_options(programs: list[TableTestProgram],
             option = lookup_option(step.key)
             if step.value != option.normalize(option.default):
                 exercised.add(option.key)
+    reads = options_read(snapshots, registry) if snapshots is not None else None
     findings = []
     for meta in registry.all_metadata():
         for key in meta.consumed_options:
-            if not option_exists(key):
-                findings.append(Finding(OPTIONS, meta.type_id, (
-                    f"consumes option '{key}', which does not exist (by key or fallback key) in "
-                    f"streamplan/options.py; restore the option or remove it from "
-                    f"consumed_options (plans persist consumed options: removing one from a "
-                    f"released version changes its plan JSON, so bump the version)")))
-            elif lookup_option(key).key not in exercised:
+            # an option that does not exist is an annotation problem (check_annotations)
+            if option_exists(key) and lookup_option(key).key not in exercised:
                 findings.append(Finding(OPTIONS, meta.type_id, (
                     f"consumes option '{key}', but no program sets it to a non-default value; "
                     f"add a program with .setup_config('{key}', <non-default value>) so its "
                     f"persisted value is restored by a fixture")))
+            if (reads is not None and meta.type_id in reads and option_exists(key)
+                    and lookup_option(key).key not in reads[meta.type_id]):
+                findings.append(Finding(OPTIONS, meta.type_id, (
+                    f"declares option '{key}' in consumed_options, but no code path of the node "
+                    f"reads it (read_options, over every fixture's plan); it is persisted into "
+                    f"plans for nothing. Read it, or drop it from consumed_options in a new "
+                    f"version (the plan's configuration changes)")))
     return findings
 
 
@@ -130,17 +129,13 @@ def check_restore_completeness(programs: list[TableTestProgram], snapshots: Path
 
 def _fixture_ownership(fixtures: list[Fixture], programs: list[TableTestProgram],
                        registry: Registry) -> list[Finding]:
-    known_names = set(node_names(registry))
     program_ids = {program.id for program in programs}
     findings = []
     for fixture in fixtures:
         name = f"stream-exec-{fixture.short_name}"
-        if f"{name}_{fixture.version}" not in registry.by_type:
-            what = "version" if name in known_names else "node"
-            findings.append(Finding(COMPLETENESS, fixture.id, (
-                f"belongs to {name} version {fixture.version}, which is not a registered {what}. "
-                f"Restore the @exec_node(name='{name}', version={fixture.version}, ...) annotation "
-                f"(released plans of it exist), or delete the fixture if it never shipped")))
+        registered = registration_problem(fixture, registry)
+        if registered:
+            findings.append(Finding(COMPLETENESS, fixture.id, registered))
         if fixture.program_id not in program_ids:
             findings.append(Finding(COMPLETENESS, fixture.id, (
                 f"no program '{fixture.program_id}' exists, so this fixture cannot be restored; "
@@ -188,7 +183,7 @@ def audit_checks(programs: list[TableTestProgram], snapshots: Path, registry: Re
     """Every check by name, ready to run; an empty result means the check passed."""
     return {
         ANNOTATIONS: lambda: check_annotations(registry),
-        OPTIONS: lambda: check_consumed_options(programs, registry),
+        OPTIONS: lambda: check_consumed_options(programs, registry, snapshots),
         COMPLETENESS: lambda: check_restore_completeness(programs, snapshots, registry),
         VERSION_RULES: lambda: check_version_rules(programs, snapshots, registry, spark, compile),
     }

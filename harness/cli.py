@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from streamplan.errors import StreamPlanError
+from streamplan.testing import StreamPlanError
 
 from .discovery import discover_programs, node_of, select_programs, short_name
 from .errors import HarnessError

@@ -9,8 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import Optional
 
-from streamplan.runtime.changelog_sink import ChangelogRow, materialized_texts
-from streamplan.types import RowType
+from streamplan.testing import ChangelogRow, RowType, materialized_texts
 
 from .errors import ExpectationMismatch
 

@@ -7,8 +7,7 @@ import importlib
 import pkgutil
 from typing import Iterable, Optional
 
-from streamplan.nodes import REGISTRY
-from streamplan.nodes.metadata import Registry
+from streamplan.testing import REGISTRY, Registry
 
 from .errors import ProgramError
 from .program import TableTestProgram

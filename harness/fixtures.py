@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamplan.runtime.changelog_sink import ChangelogRow
-from streamplan.runtime.rows import to_json, to_python
-from streamplan.changelog import RowKind
-from streamplan.types import RowType
-from streamplan.version import ENGINE_VERSION, SPARK_VERSION
+from streamplan.testing import (ChangelogRow, ENGINE_VERSION, RowKind, RowType, SPARK_VERSION,
+                                to_json, to_python)
 
 from .errors import FixtureError
 

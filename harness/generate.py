@@ -12,8 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from streamplan.nodes import REGISTRY
-from streamplan.nodes.metadata import Registry
+from streamplan.testing import REGISTRY, Registry
 
 from .checkpoint import make_portable
 from .discovery import node_of, short_name

@@ -44,7 +44,7 @@ from typing import Union
 
 from sqlglot import exp
 
-from streamplan.runtime.rows import to_json
+from streamplan.testing import to_json
 
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn)
 
-from streamplan.errors import StreamPlanError
+from streamplan.testing import StreamPlanError
 
 from .errors import HarnessError
 

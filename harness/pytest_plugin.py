@@ -136,7 +136,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def _engine_version() -> str:
-    from streamplan.version import ENGINE_VERSION
+    from streamplan.testing import ENGINE_VERSION
 
     return ENGINE_VERSION
 

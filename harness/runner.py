@@ -12,11 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Literal, Optional, TypeVar
 
-from streamplan.api import TableEnvironment, source_scans
-from streamplan.errors import ExecutionError, StreamPlanError
-from streamplan.plan import CompiledPlan
-from streamplan.runtime.changelog_sink import ChangelogRow
-from streamplan.runtime.executor import RunResult, phased_steps
+from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
+                                StreamPlanError, TableEnvironment,
+                                phased_steps, source_scans)
 
 from .compare import materialized_view, rows_diff
 from .discovery import check_runnable
@@ -31,7 +29,7 @@ Stage = Literal["before", "after", "all"]   # which expectations a run's output 
 def default_spark(spark=None):
     if spark is not None:
         return spark
-    from streamplan.runtime.session import spark_session
+    from streamplan.testing import spark_session
 
     return spark_session()
 

@@ -9,14 +9,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Union
 
-from streamplan.api import normalize_rows
-from streamplan.errors import StreamPlanError
-from streamplan.options import lookup_option
-from streamplan.planner.planner import table_row_type
-from streamplan.runtime.executor import FeedRow
-from streamplan.sql.ast import CreateTable, Insert, StatementSet
-from streamplan.sql.parser import parse_script
-from streamplan.types import RowType
+from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
+                                StreamPlanError, lookup_option,
+                                normalize_rows, parse_script,
+                                table_row_type)
 
 from .errors import ProgramError
 

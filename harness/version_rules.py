@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+from deepdiff import DeepDiff
 from pydantic import ValidationError
 
-from streamplan.errors import PlanFormatError, StreamPlanError
-from streamplan.nodes import REGISTRY, ExecNode
-from streamplan.nodes.metadata import Registry
-from streamplan.plan import (CompiledPlan, build_plan, load_plan_nodes, parse_plan_document,
-                             read_plan_text)
+from streamplan.testing import (REGISTRY, CheckpointError, CompiledPlan, ExecNode, PlanFormatError,
+                                Registry, StreamPlanError, build_plan, check_restorable,
+                                load_plan_nodes, parse_plan_document, read_plan_text)
 
 from .checkpoint import state_variables
+from .diffs import describe_changes
 from .discovery import short_name
 from .errors import Finding, FixtureError
 from .fixtures import Fixture, Manifest
@@ -70,11 +70,67 @@ def state_layouts(plan: CompiledPlan) -> dict[str, dict]:
 
 # ------------------------------------------------------------------------------------ rules
 
+RULE_REGISTERED = "every fixture belongs to a registered node version"
+RULE_PLAN_LOADS = "the plan of a registered version loads (min_plan_version)"
+RULE_STATE = "min_state_version"
+
+
+def registration_problem(fixture: Fixture, registry: Registry) -> Optional[str]:
+    """Rule: the fixture's node version is registered (released plans of it exist)."""
+    name = f"stream-exec-{fixture.short_name}"
+    if f"{name}_{fixture.version}" in registry.by_type:
+        return None
+    known = sorted(meta.version for meta in registry.all_metadata() if meta.name == name)
+    if known:
+        problem = (f"version {fixture.version} of {name} is not registered (registered: "
+                   f"{', '.join(map(str, known))})")
+    else:
+        problem = f"no exec node '{name}' is registered"
+    return (f"fixture {fixture.id}: rule '{RULE_REGISTERED}': {problem}. Remedy: restore the "
+            f"@exec_node(name='{name}', version={fixture.version}, ...) annotation, since plans "
+            f"and checkpoints of that version exist; delete snapshots/{fixture.short_name}_"
+            f"{fixture.version}/ only if that version was never released.")
+
+
+def checkpoint_problem(fixture: Fixture, nodes: list[ExecNode]) -> Optional[str]:
+    """Rule: every node's min_state_version admits the engine that wrote the checkpoint."""
+    try:
+        check_restorable(nodes, fixture.checkpoint_dir, f"fixture {fixture.id}: rule '{RULE_STATE}'")
+    except CheckpointError as err:
+        return f"fixture {fixture.id}: {err}; restore the fixture from git"
+    except StreamPlanError as err:
+        return str(err)
+    return None
+
+
+def admission_problems(fixture: Fixture, manifest: Manifest, registry: Registry) -> list[str]:
+    """What keeps a fixture from being restored at all, in the order a restore meets it:
+    an unregistered version, a moved fixture, a plan today's classes cannot load, a
+    checkpoint older than min_state_version."""
+    registered = registration_problem(fixture, registry)
+    if registered:
+        return [registered]
+    type_id = f"stream-exec-{fixture.short_name}_{fixture.version}"
+    if manifest.node_type != type_id:
+        return [f"fixture {fixture.id}: its manifest says it was generated for "
+                f"{manifest.node_type}, not {type_id}; the fixture was moved by hand. Move it "
+                f"back under the directory of its version."]
+    loaded, problems = load_nodes(read_plan_json(fixture), registry, f"fixture {fixture.id}")
+    if problems:
+        return [f"fixture {fixture.id}: rule '{RULE_PLAN_LOADS}': " + " ".join(problems)]
+    state = checkpoint_problem(fixture, [node for _, node in loaded])
+    return [state] if state else []
+
+
 def _shape_finding(fixture: Fixture, node_type: str, node_id, changes, registry: Registry,
-                   today: str) -> Finding:
+                   today: str, old: dict, new: dict) -> Finding:
+    # The rule is decided by the pydantic-guided shape walk (plan_shape): deepdiff knows no
+    # model, so it cannot tell an additive Optional field from a breaking one. deepdiff
+    # words the whole difference, values included, for the reader.
     return Finding(CHECK, fixture.id, (
         f"{node_type} (node {node_id}): {describe(changes)} in {today} compared with the "
-        f"fixture's plan, but the version was not bumped. " + bump_remedy(node_type, registry)))
+        f"fixture's plan, but the version was not bumped. " + bump_remedy(node_type, registry)
+        + f"\n  the node's JSON, fixture → today:{describe_changes(old, new)}"))
 
 
 def round_trip_findings(fixture: Fixture, loaded: list[tuple[dict, ExecNode]],
@@ -86,7 +142,7 @@ def round_trip_findings(fixture: Fixture, loaded: list[tuple[dict, ExecNode]],
         changes = shape_changes(item, node.to_json(), type(node))
         if changes:
             findings.append(_shape_finding(fixture, node.type, node.id, changes, registry,
-                                           "the JSON today's class writes"))
+                                           "the JSON today's class writes", item, node.to_json()))
     return findings
 
 
@@ -111,7 +167,7 @@ def plan_shape_findings(fixture: Fixture, raw: dict, compiled: CompiledPlan,
             changes = shape_changes(old, today, cls)
             if changes:
                 findings.append(_shape_finding(fixture, node_type, old.get("id"), changes, registry,
-                                               "today's compiled plan"))
+                                               "today's compiled plan", old, today))
     return findings
 
 
@@ -135,14 +191,28 @@ def state_layout_findings(fixture: Fixture, plan: CompiledPlan, manifest: Manife
 
 
 def _layout_changes(old: dict, new: dict) -> list[str]:
-    changes = [f"state variable '{name}' removed" for name in sorted(old.keys() - new.keys())]
-    changes += [f"state variable '{name}' added" for name in sorted(new.keys() - old.keys())]
-    for name in sorted(old.keys() & new.keys()):
-        for part in sorted(old[name].keys() | new[name].keys()):
-            if old[name].get(part) != new[name].get(part):
-                changes.append(f"state variable '{name}' {part} changed from "
-                               f"'{old[name].get(part)}' to '{new[name].get(part)}'")
-    return changes
+    """A layout is {variable: {kind, key, value}}: deepdiff's paths, worded per variable."""
+    changes = []
+    tree = DeepDiff(old, new, view="tree")
+    for kind, verb in (("dictionary_item_removed", "removed"), ("dictionary_item_added", "added"),
+                       ("values_changed", "changed"), ("type_changes", "changed")):
+        for level in sorted(tree.get(kind, ()), key=lambda lv: lv.path(output_format="list")):
+            path = level.path(output_format="list")
+            if len(path) == 1:
+                changes.append(f"state variable '{path[0]}' {verb}")
+            elif verb == "changed":
+                changes.append(f"state variable '{path[0]}' {path[1]} changed from "
+                               f"'{level.t1}' to '{level.t2}'")
+            else:
+                shown = level.t2 if verb == "added" else level.t1
+                changes.append(f"state variable '{path[0]}' {path[1]} {verb} ('{shown}')")
+    return sorted(changes, key=_change_order)
+
+
+def _change_order(change: str) -> tuple:
+    """Removed before added before changed, then by variable name (stable reports)."""
+    rank = 0 if change.endswith(" removed") else 1 if change.endswith(" added") else 2
+    return (rank, change)
 
 
 def checkpoint_state_findings(fixture: Fixture, plan: CompiledPlan) -> list[Finding]:
@@ -209,4 +279,7 @@ def version_rule_findings(fixture: Fixture, manifest: Manifest, registry: Regist
         return findings + [Finding(CHECK, fixture.id, f"the fixture's plan is malformed: {err}")]
     findings += state_layout_findings(fixture, plan, manifest, registry)
     findings += checkpoint_state_findings(fixture, plan)
+    state = checkpoint_problem(fixture, plan.nodes)
+    if state:
+        findings.append(Finding(CHECK, fixture.id, state))
     return findings

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
-from .changelog import RowKind, mode_names
+from .changelog import RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
 from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
-from .runtime.executor import FeedRow, PlanExecutor, RunResult, phased_steps
+from .executor import FeedRow, PlanExecutor, RunResult, phased_steps
 from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, SetOption,
                       StatementSet)
 from .sql.parser import parse_script
@@ -173,9 +173,6 @@ def read_rows_file(path: Path, row_type: RowType) -> list[FeedRow]:
     return normalize_rows(rows, row_type, str(path))
 
 
-_SHORT_MODE = {"INSERT": "I", "UPDATE_BEFORE": "UB", "UPDATE_AFTER": "UA", "DELETE": "D"}
-
-
 def explain_plan(plan: CompiledPlan) -> str:
     """A readable tree of the plan, sinks first, as Flink's EXPLAIN prints it."""
     modes = check_changelog(plan)
@@ -183,7 +180,7 @@ def explain_plan(plan: CompiledPlan) -> str:
 
     def walk(node, prefix: str, child_prefix: str) -> None:
         extras = [f"#{node.id} {node.type}",
-                  "changelog=" + ",".join(_SHORT_MODE[kind] for kind in mode_names(modes[node.id]))]
+                  "changelog=" + ",".join(short_mode_names(modes[node.id]))]
         if node.configuration:
             extras.append(", ".join(f"{k}={v}" for k, v in node.configuration.items()))
         lines.append(f"{prefix}{node.description} [{'; '.join(extras)}]")

@@ -62,5 +62,11 @@ def mode_names(kinds: frozenset[RowKind]) -> list[str]:
     return [kind.name for kind in RowKind if kind in kinds]
 
 
+def short_mode_names(kinds: frozenset[RowKind]) -> list[str]:
+    """Flink's EXPLAIN names in RowKind order: ['I', 'UB', 'UA', 'D']."""
+    short = {kind: name for name, kind in _MODE_NAMES.items()}
+    return [short[kind] for kind in RowKind if kind in kinds]
+
+
 def mode_from_names(names: list[str]) -> frozenset[RowKind]:
     return frozenset(RowKind[name] for name in names)

@@ -10,6 +10,9 @@ _UNITS_MS = {
     "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
     "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
 }
+# SQL interval units (INTERVAL 'n' UNIT in watermarks and join bounds), in milliseconds.
+INTERVAL_UNITS_MS = {"MILLISECOND": 1, "SECOND": 1_000, "MINUTE": 60_000, "HOUR": 3_600_000,
+                     "DAY": 86_400_000}
 _PATTERN = re.compile(r"^\s*(-?\d+)\s*([a-zA-Z]*)\s*$")
 
 

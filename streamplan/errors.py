@@ -42,6 +42,10 @@ class OptionError(StreamPlanError):
     """Unknown configuration key or a value that does not fit its type."""
 
 
+class UndeclaredOptionError(OptionError):
+    """An exec node read an option it does not declare in consumed_options."""
+
+
 class RegistryError(StreamPlanError):
     """The exec-node annotations break a registry rule; names the class."""
 
@@ -52,6 +56,10 @@ class PlanFormatError(StreamPlanError):
 
 class PlanVersionError(PlanFormatError):
     """A plan or checkpoint is older than the node version allows; says how to migrate."""
+
+
+class CheckpointError(StreamPlanError):
+    """A checkpoint directory is not one streamplan can resume (missing or broken marker)."""
 
 
 class ExecutionError(StreamPlanError):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .durations import format_duration_ms, parse_duration_ms
-from .errors import OptionError
+from .errors import OptionError, UndeclaredOptionError
 
 
 @dataclass(frozen=True)
@@ -134,9 +134,30 @@ class Configuration:
         """The `configuration` map written into a node: its consumed keys, canonical values."""
         return {key: self.raw(lookup_option(key)) for key in sorted(keys)}
 
-    def overlay(self, persisted: dict[str, str]) -> "Configuration":
-        """Persisted node values win over the session's (restore semantics)."""
-        merged = Configuration(dict(self.values))
-        for key, raw in persisted.items():
-            merged.set(key, raw)
-        return merged
+
+
+class NodeConfiguration:
+    """The only configuration an exec node can read: the options it declares in
+    `consumed_options`, with the values persisted in its plan winning over the session's
+    (restore semantics). Reading any other option fails, so an undeclared dependency --
+    one the plan does not persist, that would silently change behaviour after a restore
+    under another session config -- fails at compile and translate time instead."""
+
+    def __init__(self, node: str, declared: tuple[str, ...], persisted: dict[str, str],
+                 session: Configuration):
+        self.node = node
+        self.declared = {lookup_option(key).key for key in declared}
+        self.persisted = {lookup_option(key).key: raw for key, raw in persisted.items()}
+        self.session = session
+        self.reads: set[str] = set()          # what was read: the audit compares with declared
+
+    def get(self, option: ConfigOption) -> Any:
+        if option.key not in self.declared:
+            raise UndeclaredOptionError(
+                f"{self.node} reads option '{option.key}', which it does not declare: its plan "
+                f"does not persist it, so a restore under another session configuration would "
+                f"silently change its behaviour. Add '{option.key}' to consumed_options of its "
+                f"@exec_node annotation -- a new version, since its plan's configuration changes "
+                f"-- or stop reading it.")
+        self.reads.add(option.key)
+        return option.parse(self.persisted.get(option.key, self.session.raw(option)))

@@ -10,12 +10,24 @@ from dataclasses import dataclass
 
 from pyspark.sql import types as T
 
+# The one table of SQL types: the parameter counts each accepts, the range of a parameter,
+# the aliases, the Spark type of each parameterless one, and the numeric widening order.
+TYPE_ARITIES: dict[str, tuple[int, ...]] = {
+    "BOOLEAN": (0,), "TINYINT": (0,), "SMALLINT": (0,), "INT": (0,), "BIGINT": (0,),
+    "FLOAT": (0,), "DOUBLE": (0,), "DECIMAL": (0, 1, 2), "STRING": (0,), "VARCHAR": (1,),
+    "CHAR": (1,), "BYTES": (0,), "DATE": (0,), "TIMESTAMP": (0, 1), "TIMESTAMP_LTZ": (0, 1),
+}
+TYPE_ALIASES = {"INTEGER": "INT"}
+TYPE_PARAM_RANGES = {"DECIMAL": (1, 38), "VARCHAR": (1, 2**31 - 1), "CHAR": (1, 2**31 - 1),
+                     "TIMESTAMP": (0, 9), "TIMESTAMP_LTZ": (0, 9)}
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE")  # widening
+INTEGRAL_TYPES = NUMERIC_TYPES[:4]
+STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
 _SIMPLE = {
     "BOOLEAN": T.BooleanType, "TINYINT": T.ByteType, "SMALLINT": T.ShortType, "INT": T.IntegerType,
     "BIGINT": T.LongType, "FLOAT": T.FloatType, "DOUBLE": T.DoubleType, "STRING": T.StringType,
     "BYTES": T.BinaryType, "DATE": T.DateType,
 }
-_PARAMETERIZED = ("DECIMAL", "VARCHAR", "CHAR", "TIMESTAMP", "TIMESTAMP_LTZ")
 _TYPE_RE = re.compile(r"^([A-Z_]+)(?:\((\d+)(?:,(\d+))?\))?$")
 
 
@@ -58,13 +70,13 @@ def parse_type(text: str) -> SqlType:
     nullable = True
     if compact.endswith(" NOT NULL"):
         compact, nullable = compact[: -len(" NOT NULL")].strip(), False
-    compact = {"INTEGER": "INT"}.get(compact, compact)
+    compact = TYPE_ALIASES.get(compact, compact)
     match = _TYPE_RE.match(compact)
     if not match:
         raise ValueError(f"'{text}' is not a supported type")
-    name = {"INTEGER": "INT"}.get(match.group(1), match.group(1))
+    name = TYPE_ALIASES.get(match.group(1), match.group(1))
     params = tuple(int(group) for group in match.group(2, 3) if group is not None)
-    if name not in _SIMPLE and name not in _PARAMETERIZED:
+    if name not in TYPE_ARITIES:
         raise ValueError(f"'{text}' is not a supported type")
     if params and name in _SIMPLE:
         raise ValueError(f"type {name} takes no parameters")

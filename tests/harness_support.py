@@ -6,14 +6,14 @@ from pathlib import Path
 
 from pydantic import Field
 
-from gate_programs.calc import CALC_PROGRAM, calc_program
-from gate_programs.interval_join import JOIN_PROGRAM
+from gate_programs.calc import CALC_PROGRAM, calc_program  # noqa: F401 (re-exported)
+from gate_programs.interval_join import JOIN_PROGRAM  # noqa: F401 (re-exported)
 from harness.discovery import discover_programs
 from streamplan.nodes import NODE_CLASSES
 from streamplan.nodes.calc import StreamExecCalc
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
 from streamplan.nodes.metadata import Registry, exec_node
-from streamplan.options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
+from streamplan.options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL, STATE_TTL
 
 
 GATE_PROGRAMS = "gate_programs"      # tests/gate_programs: one tiny program per exec node
@@ -33,16 +33,14 @@ class RenamedStateJoin(StreamExecIntervalJoin):
         return layout
 
 
-@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
-           produced_operators=("project", "filter"))
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class RenamedFieldCalc(StreamExecCalc):
     """Same name and version, but the plan field 'projection' is now written 'projections'."""
 
     projection: list[str] = Field(alias="projections")
 
 
-@exec_node(name="stream-exec-calc", version=2, min_plan_version="0.1", min_state_version="0.1",
-           produced_operators=("project", "filter"))
+@exec_node(name="stream-exec-calc", version=2, min_plan_version="0.1", min_state_version="0.1")
 class CalcV2(StreamExecCalc):
     """A bumped calc: version 2 served by its own class, version 1 by today's."""
 
@@ -60,16 +58,14 @@ class RetypedStateJoin(StreamExecIntervalJoin):
         return layout
 
 
-@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
-           produced_operators=("project", "filter"))
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class RequiredFieldCalc(StreamExecCalc):
     """Same name and version, but a new required plan field: released plans no longer load."""
 
     null_handling: str
 
 
-@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
-           produced_operators=("project", "filter"))
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class LowerCaseCalc(StreamExecCalc):
     """Same name, version, plan JSON and state, but different behaviour: UPPER now lower-cases."""
 
@@ -79,12 +75,27 @@ class LowerCaseCalc(StreamExecCalc):
         return StreamExecCalc.translate(changed, ctx, inputs)
 
 
+@exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
+class TtlReadingJoin(StreamExecIntervalJoin):
+    """Same name and version, but it also reads table.exec.state.ttl, which it does not
+    declare (so its plan would not persist it)."""
+
+    def read_options(self, config):
+        return {**super().read_options(config), "ttl": config.get(STATE_TTL)}
+
+
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(STATE_TTL.key,))
+class TtlDeclaringCalc(StreamExecCalc):
+    """Declares table.exec.state.ttl but never reads it."""
+
+
 def raised_min_versions(plan: str = "0.1", state: str = "0.1") -> type:
     """A calc version 1 whose annotation no longer accepts plans / checkpoints of engine 0.1
     (register it while the engine version is patched above 0.1)."""
 
-    @exec_node(name="stream-exec-calc", version=1, min_plan_version=plan, min_state_version=state,
-               produced_operators=("project", "filter"))
+    @exec_node(name="stream-exec-calc", version=1, min_plan_version=plan, min_state_version=state)
     class RaisedCalc(StreamExecCalc):
         pass
 

@@ -21,8 +21,9 @@ from harness.restore import restore_fixture
 from harness.runner import run_semantic
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
                              LowerCaseCalc, RenamedFieldCalc, RequiredFieldCalc, RetypedStateJoin,
-                             raised_min_versions,
-                             RenamedStateJoin, calc_program, registry_with, tree_digest)
+                             RenamedStateJoin, TtlDeclaringCalc, TtlReadingJoin, calc_program,
+                             raised_min_versions, registry_with, tree_digest)
+from streamplan.nodes.interval_join import StreamExecIntervalJoin
 from streamplan.nodes import REGISTRY
 from streamplan.nodes.metadata import ExecNodeMetadata, exec_node
 
@@ -166,14 +167,43 @@ def test_plan_field_renamed_without_a_bump_is_caught(spark, snapshots):
     assert "in today's compiled plan compared with the fixture's plan" in messages[1]
     assert all("but the version was not bumped. A new version with new fixtures is needed: bump the "
                "version of stream-exec-calc" in m for m in messages)
+    # the JSON-path report (deepdiff) under each finding, values included
+    for message in messages:
+        assert message.splitlines()[-3:] == [
+            "  the node's JSON, fixture → today:",
+            '    projection: removed (was ["`id`", "UPPER(`v`)"])',
+            '    projections: added (["`id`", "UPPER(`v`)"])']
+
+
+@exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=("table.exec.interval-join.min-cleanup-interval",))
+class RetypedBoundJoin(StreamExecIntervalJoin):
+    """Writes the window bounds as strings: a type change inside a nested spec."""
+
+    def to_json(self):
+        raw = super().to_json()
+        bounds = raw["intervalJoinSpec"]["windowBounds"]
+        bounds["leftLowerBound"] = f"{bounds['leftLowerBound']} ms"
+        return raw
+
+
+def test_a_nested_type_change_is_reported_with_its_json_path(snapshots):
+    findings = check_version_rules(PROGRAMS, snapshots, registry_with(RetypedBoundJoin), compile=False)
+    (message,) = [f.message for f in findings if f.subject == "interval-join_1/interval-join-tiny"]
+    assert message.startswith("stream-exec-interval-join_1 (node 5): plan field "
+                              "'intervalJoinSpec.windowBounds.leftLowerBound' changed kind "
+                              "(number -> string)")
+    assert message.splitlines()[-1] == ("    intervalJoinSpec.windowBounds.leftLowerBound: type "
+                                        'changed from int -2000 to str "-2000 ms"')
 
 
 def test_a_consumed_option_that_no_longer_exists_is_caught(monkeypatch):
     monkeypatch.delitem(options.OPTIONS, "table.exec.sink.not-null-enforcer")
-    findings = check_consumed_options(PROGRAMS, REGISTRY)
-    (finding,) = [f for f in findings if f.subject == "stream-exec-sink_1"]
+    (finding,) = check_annotations(REGISTRY)
+    assert finding.subject == "stream-exec-sink_1"
     assert finding.message.startswith("consumes option 'table.exec.sink.not-null-enforcer', which "
                                       "does not exist (by key or fallback key)")
+    assert check_consumed_options(PROGRAMS, REGISTRY) == []      # reported once, not twice
 
 
 def test_a_consumed_option_no_program_exercises_is_caught():
@@ -212,8 +242,11 @@ def test_a_fixture_of_an_unregistered_version_is_caught(snapshots):
     shutil.copytree(calc_fixture(snapshots).directory, snapshots / "calc_9" / "calc-tiny")
     findings = check_restore_completeness(PROGRAMS, snapshots)
     (finding,) = [f for f in findings if f.subject == "calc_9/calc-tiny"]
-    assert finding.message.startswith("belongs to stream-exec-calc version 9, which is not a "
-                                      "registered version. Restore the @exec_node(")
+    # the same rule, worded the same, in the audit and in the restore
+    assert finding.message.startswith(
+        "fixture calc_9/calc-tiny: rule 'every fixture belongs to a registered node version': "
+        "version 9 of stream-exec-calc is not registered (registered: 1). Remedy: restore the "
+        "@exec_node(")
     with pytest.raises(FixtureError, match="rule 'every fixture belongs to a registered node "
                                            "version': version 9 of stream-exec-calc is not "
                                            "registered \\(registered: 1\\). Remedy: restore"):
@@ -235,8 +268,8 @@ def test_annotation_sanity():
     assert messages == {
         "stream-exec-calc_3: min_plan_version 9.9 is above the engine version 0.1: no release "
         "could have written what it claims to restore; lower it to at most 0.1",
-        "Twice: annotated more than once with version(s) 4; every version of a node needs its "
-        "own number"}
+        "stream-exec-calc_4: Twice is annotated more than once with version 4; every version of "
+        "a node needs its own number"}
     assert check_annotations(REGISTRY) == []
 
 
@@ -370,3 +403,64 @@ def test_the_gate_fails_on_audit_findings(tmp_path, capsys):
     failure = cases["test_audit[restore-completeness]"].find("failure")
     assert "no fixture under snapshots/calc_1/" in failure.text
     assert "gate FAILED: audit 4/5 checks passed" in capsys.readouterr().out
+
+
+# --- consumed options are enforced, not trusted ---------------------------------------------------
+
+def test_a_node_reading_an_undeclared_option_fails_at_compile_time(spark, monkeypatch):
+    from harness.runner import compile_program
+    from harness.errors import ProgramError
+
+    meta = TtlReadingJoin._exec_node_metadata[0]
+    monkeypatch.setitem(REGISTRY.by_type, meta.type_id, (TtlReadingJoin, meta))
+    with pytest.raises(ProgramError, match=r"program interval-join-tiny: node 5 "
+                                           r"\(stream-exec-interval-join_1\) reads option "
+                                           r"'table.exec.state.ttl', which it does not declare.*"
+                                           r"Add 'table.exec.state.ttl' to consumed_options"):
+        compile_program(JOIN_PROGRAM, spark)
+
+
+def test_a_node_reading_an_undeclared_option_fails_at_translate_time(snapshots):
+    from streamplan.errors import UndeclaredOptionError
+    from streamplan.nodes.base import TranslateContext
+    from streamplan.options import Configuration
+    from streamplan.plan import load_plan
+
+    plan = load_plan(join_fixture(snapshots).plan_path, registry_with(TtlReadingJoin))
+    (join,) = [node for node in plan.nodes if isinstance(node, TtlReadingJoin)]
+    ctx = TranslateContext(spark=None, config=Configuration(), plan=plan)
+    with pytest.raises(UndeclaredOptionError, match=r"node 5 \(stream-exec-interval-join_1\) reads "
+                                                    r"option 'table.exec.state.ttl'"):
+        ctx.options(join)
+    # what it declares comes from the plan, never from the session
+    session = Configuration()
+    session.set("table.exec.interval-join.min-cleanup-interval", "9 s")
+    ctx = TranslateContext(spark=None, config=session, plan=plan)
+    assert StreamExecIntervalJoin.read_options(join, join.options_view(session)) == {
+        "min_cleanup_interval_ms": 1000}
+
+
+def test_a_declared_option_no_code_path_reads_is_reported(snapshots):
+    registry = registry_with(TtlDeclaringCalc)
+    findings = check_consumed_options(PROGRAMS, registry, snapshots)
+    unread = [f for f in findings if "no code path" in f.message]
+    assert [(f.subject, f.message.split(" in consumed_options")[0]) for f in unread] == [
+        ("stream-exec-calc_1", "declares option 'table.exec.state.ttl'")]
+    assert check_consumed_options(PROGRAMS, REGISTRY, snapshots) == []
+
+
+def test_the_harness_imports_only_the_public_testing_surface_of_streamplan():
+    import ast
+    from pathlib import Path
+
+    import harness
+
+    offenders = []
+    for path in sorted(Path(harness.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            offenders += [f"{path.name}: {name}" for name in names
+                          if name.startswith("streamplan") and name != "streamplan.testing"]
+    assert offenders == []

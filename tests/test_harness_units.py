@@ -14,7 +14,7 @@ from harness.checkpoint import PLACEHOLDER, make_portable, materialize, state_va
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from harness.compare import materialized_view, rows_diff
 from harness.runner import check_outputs
-from streamplan.runtime.executor import RunResult, SinkOutput
+from streamplan.executor import RunResult, SinkOutput
 from harness.errors import ExpectationMismatch, FixtureError
 from harness.fixtures import (Fixture, Manifest, json_text, read_manifest, scan_snapshots,
                               tree_checksums, verify_fixture, write_checksums)

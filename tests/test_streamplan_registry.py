@@ -41,7 +41,7 @@ def test_duplicate_name_and_version_is_rejected_naming_both_classes():
 def test_consumed_option_must_exist_in_options_registry():
     cls = fresh_class(exec_node(name="probe", version=1, min_plan_version="0.1", min_state_version="0.1",
                                 consumed_options=("table.exec.no-such-option",)))
-    with pytest.raises(RegistryError, match=r"Probe \(probe_1\) consumes option 'table.exec.no-such-option'"):
+    with pytest.raises(RegistryError, match=r"Probe \(probe_1\): consumes option 'table.exec.no-such-option', which does not exist"):
         Registry().register(cls)
 
 
@@ -73,7 +73,7 @@ def test_min_versions_may_not_be_above_the_engine():
 def test_unsupported_node_names_cannot_also_be_registered():
     cls = fresh_class(exec_node(name="stream-exec-join", version=1, min_plan_version="0.1",
                                 min_state_version="0.1"))
-    with pytest.raises(RegistryError, match="both registered and listed as unsupported"):
+    with pytest.raises(RegistryError, match=r"Probe \(stream-exec-join_1\): .stream-exec-join. is both registered and listed in UNSUPPORTED_NODES"):
         Registry().register(cls)
 
 

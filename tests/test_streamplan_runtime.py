@@ -6,7 +6,7 @@ import pytest
 
 from streamplan.api import TableEnvironment, normalize_rows, source_scans
 from streamplan.errors import ExecutionError
-from streamplan.runtime.executor import phased_steps
+from streamplan.executor import phased_steps
 
 pytestmark = pytest.mark.spark
 

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from ..changelog import RowKind
-from ..options import Configuration
+from ..changelog import RowKind, mode_names
+from ..errors import ChangelogModeError
+from ..options import Configuration, NodeConfiguration
 from ..types import RowType, parse_row_type
 from .metadata import ExecNodeMetadata, class_metadata
 
@@ -88,6 +89,31 @@ class ExecNode(PlanModel):
         `origins[i][kind]` is the upstream node that introduced `kind` into input i, so the
         error can name the cause rather than the nearest pass-through node."""
 
+    def read_options(self, config: NodeConfiguration) -> dict[str, Any]:
+        """The node's typed option values, read from `config` (its declared options only).
+        The one way a node reads configuration: the planner calls it when it builds the
+        node, translation when it runs it, the audit to see which options are read."""
+        return {}
+
+    def options_view(self, session: Configuration) -> NodeConfiguration:
+        return NodeConfiguration(f"node {self.id} ({self.type})", self.metadata.consumed_options,
+                                 self.configuration, session)
+
+    def changelog_reason(self) -> str:
+        """Why this node emits updates or deletes, when a hint or option causes it (for errors)."""
+        return ""
+
+    def unsupported_changes(self, consumer: str, kinds: frozenset[RowKind],
+                            origin: dict[RowKind, "ExecNode"], remedy: str = "") -> ChangelogModeError:
+        """The error for a consumer that cannot take `kinds`, naming the node that
+        introduces them (not the nearest pass-through node) and why it does."""
+        producer = origin[min(kinds, key=lambda kind: kind.code)]
+        return ChangelogModeError(
+            f"{consumer} doesn't support consuming update and delete changes "
+            f"({', '.join(mode_names(kinds))}) which are produced by node {producer.id} "
+            f"'{producer.type}' ({producer.description}).{producer.changelog_reason()}"
+            + (f" {remedy}" if remedy else ""))
+
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         """State variables and their schemas (empty for stateless nodes). Fixtures record it;
         the audit fails when it changes without a version bump."""
@@ -111,6 +137,6 @@ class TranslateContext:
     def input_types(self, node: ExecNode) -> list[RowType]:
         return [producer.row_type for producer in self.plan.inputs_of(node)]
 
-    def node_config(self, node: ExecNode) -> Configuration:
-        """The persisted node configuration wins over the session configuration."""
-        return self.config.overlay(node.configuration)
+    def options(self, node: ExecNode) -> dict[str, Any]:
+        """The node's option values: persisted ones win over the session's."""
+        return node.read_options(node.options_view(self.config))

@@ -8,8 +8,7 @@ from .base import ExecNode
 from .metadata import exec_node
 
 
-@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1",
-           produced_operators=("project", "filter"))
+@exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class StreamExecCalc(ExecNode):
     projection: list[str]
     condition: Optional[str] = None

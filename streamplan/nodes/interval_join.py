@@ -1,15 +1,18 @@
 """Interval join: `a JOIN b ON a.k = b.k AND a.t BETWEEN b.t - X AND b.t + Y`, with EARLY_FIRE."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, mode_names
+from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, OP_COLUMN
 from ..durations import parse_duration_ms
-from ..errors import ChangelogModeError
+from ..join_type import JoinType
 from ..options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
 from ..types import RowType
 from .base import ExecNode, PlanModel
 from .metadata import exec_node
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame
 
 
 class JoinSpec(PlanModel):
@@ -34,8 +37,7 @@ class IntervalJoinSpec(PlanModel):
 
 
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1",
-           min_state_version="0.1", consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,),
-           produced_operators=("interval-join", "filter-all", "pad-left", "pad-right"))
+           min_state_version="0.1", consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class StreamExecIntervalJoin(ExecNode):
     arity = 2
     interval_join_spec: IntervalJoinSpec
@@ -55,7 +57,7 @@ class StreamExecIntervalJoin(ExecNode):
 
     @property
     def produces_early_fire_updates(self) -> bool:
-        return (self.early_fire_delay is not None and self.join_type != "INNER"
+        return (self.early_fire_delay is not None and self.join_type != JoinType.INNER
                 and not self.negative_window)
 
     # --- changelog -----------------------------------------------------------------------
@@ -72,15 +74,14 @@ class StreamExecIntervalJoin(ExecNode):
     def check_input_changelog(self, inputs, origins) -> None:
         for side, kinds, origin in zip(("left", "right"), inputs, origins):
             if kinds != INSERT_ONLY:
-                producer = origin[min(kinds - INSERT_ONLY, key=lambda kind: kind.code)]
-                raise ChangelogModeError(
-                    f"Interval join node {self.id} doesn't support consuming update and delete "
-                    f"changes ({', '.join(mode_names(kinds - INSERT_ONLY))}) on its {side} input, "
-                    f"which are produced by node {producer.id} '{producer.type}' "
-                    f"({producer.description}).")
+                raise self.unsupported_changes(
+                    f"Interval join node {self.id} ({side} input)", kinds - INSERT_ONLY, origin)
 
     # --- runtime -------------------------------------------------------------------------
-    def runtime_params(self, config, left_arity: int):
+    def read_options(self, config):
+        return {"min_cleanup_interval_ms": config.get(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL)}
+
+    def runtime_params(self, options: dict, left_arity: int):
         from ..runtime.interval_join import IntervalJoinParams
 
         spec = self.interval_join_spec
@@ -94,7 +95,7 @@ class StreamExecIntervalJoin(ExecNode):
             condition=spec.join_spec.non_equi_condition,
             early_fire_delay_ms=(parse_duration_ms(self.early_fire_delay)
                                  if self.early_fire_delay else None),
-            min_cleanup_interval_ms=config.get(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL))
+            min_cleanup_interval_ms=options["min_cleanup_interval_ms"])
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.interval_join import state_layout
@@ -105,9 +106,86 @@ class StreamExecIntervalJoin(ExecNode):
         return state_layout(struct_ddl(left), struct_ddl(right))
 
     def translate(self, ctx, inputs):
-        from ..runtime.interval_join_translation import translate_interval_join
+        return _translate(self, ctx, inputs)
 
-        return translate_interval_join(self, ctx, inputs)
+
+# --- translation: tagged union of both inputs, grouped by the join key, into the
+# transformWithState processor; negative windows need no state at all.
+
+SIDE, LEFT_ROW, RIGHT_ROW = "__side", "__l", "__r"
+
+
+def _payload(frame: "DataFrame") -> list[str]:
+    return [name for name in frame.columns if name != OP_COLUMN]
+
+
+def _padded(node, frame: "DataFrame", other, frame_is_left: bool) -> "DataFrame":
+    """Each row of one side, null-padded on the other, as an insert."""
+    from pyspark.sql import functions as F
+
+    nulls = [F.lit(None).cast(f.dataType) for f in other.fields]
+    own = [F.col(name) for name in _payload(frame)]
+    values = own + nulls if frame_is_left else nulls + own
+    names = node.row_type.names
+    return frame.select(*[value.alias(name) for value, name in zip(values, names)],
+                        F.lit(0).cast("byte").alias(OP_COLUMN))
+
+
+def _translate(node: "StreamExecIntervalJoin", ctx, inputs: list) -> "DataFrame":
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from ..runtime.interval_join import make_processor_class
+
+    left, right = inputs
+    left_struct = T.StructType([f for f in left.schema.fields if f.name != OP_COLUMN])
+    right_struct = T.StructType([f for f in right.schema.fields if f.name != OP_COLUMN])
+    if node.negative_window:
+        return _negative_window(node, left, right, left_struct, right_struct)
+
+    spec = node.interval_join_spec.join_spec
+    left_names, right_names = _payload(left), _payload(right)
+    key_names = [f"__k{i}" for i in range(max(len(spec.left_keys), 1))]
+
+    def keys(frame: "DataFrame", names: list[str], indexes: list[int]):
+        if not indexes:
+            return [F.lit(0).alias(key_names[0])]
+        return [F.col(names[i]).alias(key) for i, key in zip(indexes, key_names)]
+
+    def tagged(frame, names, indexes, side, own_alias):
+        own = F.struct(*[F.col(n) for n in names])
+        left_value = own if side == 0 else F.lit(None).cast(left_struct)
+        right_value = own if side == 1 else F.lit(None).cast(right_struct)
+        return frame.select(*keys(frame, names, indexes), F.lit(side).cast("byte").alias(SIDE),
+                            left_value.alias(LEFT_ROW), right_value.alias(RIGHT_ROW))
+
+    union = tagged(left, left_names, spec.left_keys, 0, LEFT_ROW).unionByName(
+        tagged(right, right_names, spec.right_keys, 1, RIGHT_ROW))
+    params = node.runtime_params(ctx.options(node), len(left_names))
+    layout = node.state_layout(ctx.input_types(node))
+    output = node.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+    processor = make_processor_class()(params, layout)
+    return union.groupBy(*key_names).transformWithState(
+        processor, output, "Append", "EventTime")
+
+
+def _negative_window(node, left, right, left_struct, right_struct) -> "DataFrame":
+    """Flink: a window whose lower bound is above its upper bound never matches; outer
+    sides are emitted padded right away, inner joins emit nothing."""
+    from pyspark.sql import functions as F
+
+    join_type = JoinType(node.join_type)
+    parts = []
+    if join_type.left_outer:
+        parts.append(_padded(node, left, right_struct, True))
+    if join_type.right_outer:
+        parts.append(_padded(node, right, left_struct, False))
+    if not parts:                   # INNER: nothing, with the output's schema
+        return _padded(node, left, right_struct, True).filter(F.lit(False))
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.unionByName(part)
+    return result
 
 
 def struct_ddl(row: RowType) -> str:

@@ -19,7 +19,6 @@ class ExecNodeMetadata:
     min_plan_version: str
     min_state_version: str
     consumed_options: tuple[str, ...] = ()
-    produced_operators: tuple[str, ...] = ()
 
     @property
     def type_id(self) -> str:
@@ -27,10 +26,10 @@ class ExecNodeMetadata:
 
 
 def exec_node(*, name: str, version: int, min_plan_version: str, min_state_version: str,
-              consumed_options: tuple[str, ...] = (), produced_operators: tuple[str, ...] = ()):
+              consumed_options: tuple[str, ...] = ()):
     """Annotate an ExecNode class with one version; stack it for several versions."""
     meta = ExecNodeMetadata(name, version, min_plan_version, min_state_version,
-                            tuple(consumed_options), tuple(produced_operators))
+                            tuple(consumed_options))
 
     def decorate(cls):
         own = list(cls.__dict__.get("_exec_node_metadata", ()))
@@ -44,6 +43,14 @@ def annotations(cls: type) -> tuple[ExecNodeMetadata, ...]:
     """The class's own @exec_node annotations (not inherited ones), newest version first."""
     own = cls.__dict__.get("_exec_node_metadata", ())
     return tuple(sorted(own, key=lambda meta: meta.version, reverse=True))
+
+
+def node_name(cls: type) -> str:
+    """The exec node name a class serves ('stream-exec-calc')."""
+    metas = annotations(cls)
+    if not metas:
+        raise RegistryError(f"{cls.__name__} has no @exec_node annotation")
+    return metas[0].name
 
 
 def class_metadata(cls: type, type_id: str) -> ExecNodeMetadata:
@@ -68,6 +75,40 @@ UNSUPPORTED_NODES: dict[str, str] = {
     "stream-exec-window-aggregate": "window aggregation (TUMBLE/HOP/CUMULATE)",
     "stream-exec-over-aggregate": "OVER aggregation",
 }
+
+
+def annotation_problems(cls: type, meta: ExecNodeMetadata) -> list[str]:
+    """Every rule an annotation must meet: the registry refuses the first problem at import,
+    the audit reports them all. Each problem says what to do."""
+    problems = []
+    if meta.version < 1:
+        problems.append(f"version must be >= 1, is {meta.version}")
+    if meta.name in UNSUPPORTED_NODES:
+        problems.append(f"'{meta.name}' is both registered and listed in UNSUPPORTED_NODES; "
+                        f"remove one of the two")
+    for key in meta.consumed_options:
+        if not option_exists(key):
+            problems.append(
+                f"consumes option '{key}', which does not exist (by key or fallback key) in "
+                f"streamplan/options.py; restore the option or remove it from consumed_options "
+                f"(plans persist consumed options: removing one from a released version changes "
+                f"its plan JSON, so bump the version)")
+    for label, value in (("min_plan_version", meta.min_plan_version),
+                         ("min_state_version", meta.min_state_version)):
+        try:
+            too_new = parse_version(value) > parse_version(ENGINE_VERSION)
+        except ValueError:
+            problems.append(f"{label} '{value}' is not a version like '0.1'")
+            continue
+        if too_new:
+            problems.append(f"{label} {value} is above the engine version {ENGINE_VERSION}: no "
+                            f"release could have written what it claims to restore; lower it to "
+                            f"at most {ENGINE_VERSION}")
+    versions = [other.version for other in cls.__dict__.get("_exec_node_metadata", ())]
+    if versions.count(meta.version) > 1:
+        problems.append(f"{cls.__name__} is annotated more than once with version {meta.version}; "
+                        f"every version of a node needs its own number")
+    return problems
 
 
 @dataclass
@@ -95,25 +136,9 @@ class Registry:
         if meta.type_id in self.by_type:
             other = self.by_type[meta.type_id][0].__name__
             raise RegistryError(f"{cls.__name__}: node type '{meta.type_id}' is already registered by {other}")
-        if meta.name in UNSUPPORTED_NODES:
-            raise RegistryError(f"{cls.__name__}: '{meta.name}' is both registered and listed as unsupported")
-        if meta.version < 1:
-            raise RegistryError(f"{cls.__name__}: version must be >= 1, got {meta.version}")
-        for key in meta.consumed_options:
-            if not option_exists(key):
-                raise RegistryError(
-                    f"{cls.__name__} ({meta.type_id}) consumes option '{key}', which is not in the "
-                    f"options registry (by key or fallback key); add it to streamplan/options.py or "
-                    f"remove it from consumed_options")
-        for label, value in (("min_plan_version", meta.min_plan_version),
-                             ("min_state_version", meta.min_state_version)):
-            try:
-                too_new = parse_version(value) > parse_version(ENGINE_VERSION)
-            except ValueError:
-                raise RegistryError(f"{cls.__name__}: {label} '{value}' is not a version like '0.1'") from None
-            if too_new:
-                raise RegistryError(f"{cls.__name__} ({meta.type_id}): {label} {value} is above the "
-                                    f"engine version {ENGINE_VERSION}")
+        problems = annotation_problems(cls, meta)
+        if problems:
+            raise RegistryError(f"{cls.__name__} ({meta.type_id}): {problems[0]}")
 
     def resolve(self, type_id: str, where: str = "") -> tuple[type, ExecNodeMetadata]:
         """The class and annotation for a plan node type; errors say what exists instead."""
@@ -139,6 +164,10 @@ class Registry:
         if not versions:
             raise RegistryError(f"no registered exec node named '{name}'")
         return max(versions, key=lambda meta: meta.version)
+
+    def latest_class(self, name: str) -> tuple[type, ExecNodeMetadata]:
+        """The class serving the latest version of a node name, and that version's annotation."""
+        return self.by_type[self.latest(name).type_id]
 
     def all_metadata(self) -> list[ExecNodeMetadata]:
         return sorted((meta for (_, meta) in self.by_type.values()), key=lambda m: (m.name, m.version))

@@ -1,8 +1,7 @@
 """Table sink: checks the changelog it receives and enforces NOT NULL columns."""
 from __future__ import annotations
 
-from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind, mode_names
-from ..errors import ChangelogModeError
+from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind
 from ..options import SINK_NOT_NULL_ENFORCER
 from .base import ExecNode
 from .common import TableSpec
@@ -15,7 +14,7 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
 
 
 @exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
-           consumed_options=(SINK_NOT_NULL_ENFORCER.key,), produced_operators=("changelog-sink",))
+           consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
     table: TableSpec
     input_changelog_mode: list[str]
@@ -24,13 +23,12 @@ class StreamExecSink(ExecNode):
         accepted = sink_accepts(self.table.options)
         extra = inputs[0] - accepted
         if extra:
-            culprit = origins[0][min(extra, key=lambda kind: kind.code)]
-            because = getattr(culprit, "changelog_reason", lambda: "")()
-            raise ChangelogModeError(
-                f"Table sink '{self.table.identifier}' doesn't support consuming update and delete "
-                f"changes ({', '.join(mode_names(frozenset(extra)))}) which are produced by node "
-                f"{culprit.id} '{culprit.type}' ({culprit.description}).{because} Declare the sink "
-                f"with 'sink-insert-only' = 'false' to accept a changelog.")
+            raise self.unsupported_changes(
+                f"Table sink '{self.table.identifier}'", frozenset(extra), origins[0],
+                "Declare the sink with 'sink-insert-only' = 'false' to accept a changelog.")
+
+    def read_options(self, config):
+        return {"not_null_enforcer": config.get(SINK_NOT_NULL_ENFORCER)}
 
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F
@@ -46,7 +44,7 @@ class StreamExecSink(ExecNode):
         any_null = F.lit(False)
         for name in required:
             any_null = any_null | F.col(name).isNull()
-        if ctx.node_config(self).get(SINK_NOT_NULL_ENFORCER) == "DROP":
+        if ctx.options(self)["not_null_enforcer"] == "DROP":
             return frame.filter(~any_null)
         message = (f"Column(s) {', '.join(required)} of table sink '{self.table.identifier}' are "
                    f"NOT NULL but a row carries NULL; set '{SINK_NOT_NULL_ENFORCER.key}' = 'DROP' "

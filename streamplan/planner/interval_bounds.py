@@ -11,10 +11,9 @@ from typing import Optional
 
 from sqlglot import exp
 
+from ..durations import INTERVAL_UNITS_MS
 from ..errors import PlanningError
 
-_UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000,
-            "DAY": 86_400_000}
 _FLIP = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT, exp.EQ: exp.EQ}
 
 
@@ -31,14 +30,14 @@ def interval_ms(node: exp.Interval) -> int:
     if not unit and " " in text.strip():
         text, unit = text.strip().split(None, 1)
     unit = unit.upper().rstrip("S") or "SECOND"
-    if unit not in _UNIT_MS:
+    if unit not in INTERVAL_UNITS_MS:
         raise PlanningError(f"interval unit {unit} is not supported in a join time bound "
                             f"(use MILLISECOND, SECOND, MINUTE, HOUR or DAY)")
     try:
         amount = Decimal(text)
     except ArithmeticError:
         raise PlanningError(f"'{text}' is not a number in INTERVAL '{text}' {unit}") from None
-    return int(amount * _UNIT_MS[unit])
+    return int(amount * INTERVAL_UNITS_MS[unit])
 
 
 def _time_term(node: exp.Expression, is_time_column) -> Optional[tuple[str, int]]:

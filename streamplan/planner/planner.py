@@ -12,7 +12,9 @@ from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
+from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
+from ..nodes.metadata import node_name
 from ..nodes.calc import StreamExecCalc
 from ..nodes.common import TableSpec
 from ..nodes.interval_join import IntervalJoinSpec, JoinSpec, StreamExecIntervalJoin, WindowBounds
@@ -23,14 +25,14 @@ from ..durations import format_duration_ms
 from ..options import Configuration
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert, Position
-from ..types import Field, RowType, SqlType, parse_type
+from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
+                     parse_type)
 from .hints import early_fire_from_hints
 from .interval_bounds import Bounds, add_to_bounds, time_predicate
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .type_resolver import SparkTypeResolver
 
 VALUES_OPTIONS = {"connector", "changelog-mode", "path", "sink-insert-only"}
-_JOIN_TYPES = {"": "INNER", "INNER": "INNER", "LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}
 
 # Clauses the planner cannot plan, with the exec node they would need.
 _UNSUPPORTED_CLAUSES = {
@@ -65,11 +67,14 @@ class PlanBuilder:
     origins: dict[int, dict[RowKind, ExecNode]] = field(default_factory=dict)
 
     # --- graph helpers --------------------------------------------------------------------
-    def add(self, cls: type, inputs: list[ExecNode], **spec) -> ExecNode:
-        meta = REGISTRY.latest(REGISTRY_NAMES[cls])
+    def add(self, kind: type, inputs: list[ExecNode], **spec) -> ExecNode:
+        """A node of `kind`'s exec node at its latest version, served by the class the
+        registry holds for that version (a newer version may live in another class)."""
+        cls, meta = REGISTRY.latest_class(node_name(kind))
         node = cls(id=len(self.nodes) + 1, type=meta.type_id,
                    configuration=self.config.persisted_for(meta.consumed_options),
                    input_properties=[{} for _ in inputs], **spec)
+        node.read_options(node.options_view(self.config))   # an undeclared read fails now
         self.modes[node.id], self.origins[node.id] = infer_node_changelog(
             node, inputs, self.modes, self.origins)
         self.nodes.append(node)
@@ -291,14 +296,14 @@ class PlanBuilder:
             self.types.check_condition(output, non_equi, where)
             _check_python_condition(non_equi, output, where)
         spec = IntervalJoinSpec(
-            join_spec=JoinSpec(join_type=join_type, left_keys=left_keys, right_keys=right_keys,
+            join_spec=JoinSpec(join_type=join_type.value, left_keys=left_keys, right_keys=right_keys,
                                filter_nulls=[True] * len(left_keys), non_equi_condition=non_equi),
             window_bounds=WindowBounds(is_event_time=True, left_lower_bound=bounds.lower,
                                        left_upper_bound=bounds.upper,
                                        left_time_index=left_row.rowtime_index,
                                        right_time_index=right_row.rowtime_index))
         description = (
-            f"IntervalJoin(joinType=[{_JOIN_LABEL[join_type]}], windowBounds=[isRowTime=true, "
+            f"IntervalJoin(joinType=[{join_type.label}], windowBounds=[isRowTime=true, "
             f"leftLowerBound={bounds.lower}, leftUpperBound={bounds.upper}, "
             f"leftTimeIndex={left_row.rowtime_index}, rightTimeIndex={right_row.rowtime_index}], "
             f"where=[{spark_sql(condition)}], select=[{', '.join(renamed)}]"
@@ -311,16 +316,6 @@ class PlanBuilder:
         return Relation(node, out_scope)
 
 
-_JOIN_LABEL = {"INNER": "InnerJoin", "LEFT": "LeftOuterJoin", "RIGHT": "RightOuterJoin",
-               "FULL": "FullOuterJoin"}
-
-REGISTRY_NAMES = {
-    StreamExecTableSourceScan: "stream-exec-table-source-scan",
-    StreamExecWatermarkAssigner: "stream-exec-watermark-assigner",
-    StreamExecCalc: "stream-exec-calc",
-    StreamExecIntervalJoin: "stream-exec-interval-join",
-    StreamExecSink: "stream-exec-sink",
-}
 
 
 def table_row_type(table: CreateTable, physical_only: bool) -> RowType:
@@ -358,23 +353,23 @@ def _reject_unsupported(select: exp.Select, position: Position) -> None:
             raise UnsupportedSqlError("subquery", position.line, position.column, position.source)
 
 
-def _join_type(join: exp.Join, position: Position) -> str:
+def _join_type(join: exp.Join, position: Position) -> JoinType:
     side = (join.side or "").upper()
     kind = (join.kind or "").upper()
     if kind in ("CROSS", "SEMI", "ANTI") or join.args.get("using") or join.method:
         label = kind or ("USING" if join.args.get("using") else join.method)
         raise UnsupportedSqlError(f"{label} join", position.line, position.column, position.source)
-    return _JOIN_TYPES[side]
+    return JoinType.from_sql(side)
 
 
-def _join_fields(left: RowType, right: RowType, join_type: str) -> tuple[list[Field], list[str]]:
+def _join_fields(left: RowType, right: RowType, join_type: JoinType) -> tuple[list[Field], list[str]]:
     """Left fields then right fields; a clashing right name gets a numeric suffix, as in Flink.
 
     Time attributes do not survive the join; the padded side of an outer join is nullable.
     """
     taken, fields = set(), []
     for side, row in (("L", left), ("R", right)):
-        nullable = join_type in (("RIGHT", "FULL") if side == "L" else ("LEFT", "FULL"))
+        nullable = join_type.right_outer if side == "L" else join_type.left_outer
         for f in row.fields:
             name, suffix = f.name, 0
             while name in taken:
@@ -409,25 +404,21 @@ def _calc_description(projection: list[str], names: list[str], condition: Option
     return f"Calc(select=[{select}]" + (f", where=[{condition}])" if condition else ")")
 
 
-# Numeric types in widening order: an INSERT may cast implicitly only to the right.
-_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE")
-_INTEGRAL = _NUMERIC[:4]
-_STRINGS = ("STRING", "VARCHAR", "CHAR")
 
 
 def _widens(got: SqlType, want: SqlType) -> bool:
     if got.name == want.name == "DECIMAL":
         (p1, s1), (p2, s2) = got.params, want.params
         return s2 >= s1 and p2 - s2 >= p1 - s1
-    return (got.name in _NUMERIC and want.name in _NUMERIC
-            and _NUMERIC.index(got.name) < _NUMERIC.index(want.name))
+    return (got.name in NUMERIC_TYPES and want.name in NUMERIC_TYPES
+            and NUMERIC_TYPES.index(got.name) < NUMERIC_TYPES.index(want.name))
 
 
 def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
     """Implicit casts Flink allows on INSERT: numeric widening, string lengths, timestamps."""
     want = target.type
     if (got.name, got.params) == (want.name, want.params) or \
-            (got.name in _STRINGS and want.name in _STRINGS) or \
+            (got.name in STRING_TYPES and want.name in STRING_TYPES) or \
             (got.is_timestamp and want.is_timestamp):
         return expr
     if _widens(got, want):
@@ -450,8 +441,8 @@ def integer_division(expression: exp.Expression, input_row: RowType, types: Spar
     for node in divisions:
         left, right = types.resolve(input_row, [spark_sql(node.this), spark_sql(node.expression)],
                                     None, where)
-        if left.name in _INTEGRAL and right.name in _INTEGRAL:
-            wider = max(left.name, right.name, key=_INTEGRAL.index)
+        if left.name in INTEGRAL_TYPES and right.name in INTEGRAL_TYPES:
+            wider = max(left.name, right.name, key=INTEGRAL_TYPES.index)
             node.replace(exp.Cast(this=exp.IntDiv(this=node.this.copy(),
                                                   expression=node.expression.copy()),
                                   to=exp.DataType.build(wider)))

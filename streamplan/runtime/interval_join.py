@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterator, Optional
 
-from ..changelog import OP_COLUMN
+from ..changelog import OP_COLUMN, RowKind
+from ..join_type import JoinType
 
-INNER, LEFT, RIGHT, FULL = "INNER", "LEFT", "RIGHT", "FULL"
-INSERT, UPDATE_BEFORE, UPDATE_AFTER = 0, 1, 2
+INNER, LEFT, RIGHT, FULL = JoinType
+INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code,
+                                       RowKind.UPDATE_AFTER.code)
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -49,11 +51,11 @@ class IntervalJoinParams:
 
     @property
     def left_outer(self) -> bool:
-        return self.join_type in (LEFT, FULL)
+        return JoinType(self.join_type).left_outer
 
     @property
     def right_outer(self) -> bool:
-        return self.join_type in (RIGHT, FULL)
+        return JoinType(self.join_type).right_outer
 
     @property
     def early_fire(self) -> bool:
@@ -260,7 +262,7 @@ def _values(struct) -> tuple:
     return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
 
 
-def _make_processor_class():
+def make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor

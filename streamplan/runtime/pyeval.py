@@ -32,6 +32,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from ..durations import INTERVAL_UNITS_MS
 from ..errors import PlanningError, SqlSyntaxError, UnsupportedSqlError
 
 Row = Mapping[str, Any]
@@ -919,9 +920,8 @@ def _round(c: _Compiler, node: exp.Round) -> Fn:
     return _strict(lambda v: _round_half_up(v, digits), "this")(c, node)
 
 
-_UNIT_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1_000, "SECOND": 1_000_000,
-                "MINUTE": 60_000_000, "HOUR": 3_600_000_000, "DAY": 86_400_000_000,
-                "WEEK": 7 * 86_400_000_000}
+_UNIT_MICROS = {"MICROSECOND": 1, "WEEK": 7 * 86_400_000_000,
+                **{unit: ms * 1_000 for unit, ms in INTERVAL_UNITS_MS.items()}}
 
 
 def _interval(c: _Compiler, node: exp.Interval) -> Fn:

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
 from ..changelog import RowKind
-from ..types import RowType, SqlType
+from ..types import INTEGRAL_TYPES, RowType, SqlType
 
 
 def to_python(value: Any, sql_type: SqlType) -> Any:
@@ -26,7 +26,7 @@ def to_python(value: Any, sql_type: SqlType) -> Any:
         return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
     if name == "DECIMAL":
         return Decimal(str(value))
-    if name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+    if name in INTEGRAL_TYPES:
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ValueError(f"{value!r} is not an integer")
         return int(value)

@@ -27,6 +27,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from streamplan.durations import INTERVAL_UNITS_MS
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
     ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, SetOption,
@@ -36,6 +37,7 @@ from streamplan.sql.splitter import (
     HINT, IDENT, NUMBER, PUNCT, WORD, SourceText, Token, split_statements, statement_set_end,
     tokenize,
 )
+from streamplan.types import TYPE_ALIASES, TYPE_ARITIES, TYPE_PARAM_RANGES
 
 _SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, INSERT INTO ... SELECT, "
               "statement sets and COMPILE / EXECUTE / EXPLAIN PLAN.")
@@ -53,17 +55,6 @@ _QUERY_STARTS = {"SELECT", "WITH", "VALUES"}
 _OBJECT_VERBS = {"CREATE", "DROP", "ALTER", "SHOW"}
 _OBJECT_KINDS = {"TABLE", "VIEW", "FUNCTION", "CATALOG", "DATABASE", "MODEL", "TABLES", "VIEWS",
                  "FUNCTIONS", "CATALOGS", "DATABASES", "MODELS", "JARS", "JOBS", "MODULES"}
-
-_TYPE_ARITIES = {
-    "BOOLEAN": (0,), "TINYINT": (0,), "SMALLINT": (0,), "INT": (0,), "BIGINT": (0,),
-    "FLOAT": (0,), "DOUBLE": (0,), "DECIMAL": (0, 1, 2), "STRING": (0,), "VARCHAR": (1,),
-    "CHAR": (1,), "BYTES": (0,), "DATE": (0,), "TIMESTAMP": (0, 1), "TIMESTAMP_LTZ": (0, 1),
-}
-_TYPE_ALIASES = {"INTEGER": "INT"}
-_TYPE_PARAM_RANGES = {"DECIMAL": (1, 38), "VARCHAR": (1, 2**31 - 1), "CHAR": (1, 2**31 - 1),
-                      "TIMESTAMP": (0, 9), "TIMESTAMP_LTZ": (0, 9)}
-_INTERVAL_UNITS_MS = {"MILLISECOND": 1, "SECOND": 1_000, "MINUTE": 60_000, "HOUR": 3_600_000,
-                      "DAY": 86_400_000}
 
 _ELEMENT_CLAUSES = {"UNIQUE": "UNIQUE constraint", "CHECK": "CHECK constraint",
                     "FOREIGN": "FOREIGN KEY constraint", "PERIOD": "PERIOD FOR SYSTEM_TIME"}
@@ -438,10 +429,10 @@ def _parse_type(cur: _Cursor, column: str) -> str:
     token = cur.peek()
     if token is None or token.kind != WORD:
         raise cur.fail(f"a type for column '{column}'")
-    name = _TYPE_ALIASES.get(token.upper, token.upper)
-    if name not in _TYPE_ARITIES:
+    name = TYPE_ALIASES.get(token.upper, token.upper)
+    if name not in TYPE_ARITIES:
         raise cur.src.unsupported(f"column type {token.upper}", token.start,
-                                  f"Supported types: {', '.join(_TYPE_ARITIES)}.")
+                                  f"Supported types: {', '.join(TYPE_ARITIES)}.")
     cur.advance()
     params = _parse_type_params(cur, name)
     _check_type_params(cur.src, name, params, token)
@@ -469,13 +460,13 @@ def _type_param(cur: _Cursor, name: str) -> int:
 
 def _check_type_params(src: SourceText, name: str, params: list[int], token: Token) -> None:
     """Reject the parameters Flink rejects, so the planner can trust type_text."""
-    if len(params) not in _TYPE_ARITIES[name]:
-        counts = " or ".join(map(str, _TYPE_ARITIES[name]))
+    if len(params) not in TYPE_ARITIES[name]:
+        counts = " or ".join(map(str, TYPE_ARITIES[name]))
         raise src.syntax_error(f"{name} takes {counts} parameter(s), found {len(params)}",
                                token.start)
     if not params:
         return
-    low, high = _TYPE_PARAM_RANGES[name]
+    low, high = TYPE_PARAM_RANGES[name]
     if not low <= params[0] <= high:
         raise src.syntax_error(f"the first parameter of {name} must be between {low} and {high}, "
                                f"found {params[0]}", token.start)
@@ -546,11 +537,11 @@ def _watermark_delay(src: SourceText, column: str, tokens: list[Token]) -> int:
 
 def _interval_ms(src: SourceText, amount: Token, unit: Token) -> int:
     unit_name = unit.upper.removesuffix("S")
-    if unit_name not in _INTERVAL_UNITS_MS:
+    if unit_name not in INTERVAL_UNITS_MS:
         raise src.unsupported(f"INTERVAL unit {unit.upper} in a watermark", unit.start,
                               "Use MILLISECOND, SECOND, MINUTE, HOUR or DAY.")
     try:
-        delay = Decimal(_unquote(amount).strip()) * _INTERVAL_UNITS_MS[unit_name]
+        delay = Decimal(_unquote(amount).strip()) * INTERVAL_UNITS_MS[unit_name]
     except InvalidOperation:
         delay = Decimal("NaN")
     if not delay.is_finite() or delay < 0 or delay != delay.to_integral_value():

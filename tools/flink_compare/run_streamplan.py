@@ -22,7 +22,7 @@ FLAKES = ("Python worker failed to connect back", "CANNOT_OPEN_SOCKET")
 def run_case(env_factory, case: dict, work) -> dict:
     from streamplan.api import normalize_rows, source_scans
     from streamplan.runtime.changelog_sink import materialized_texts
-    from streamplan.runtime.executor import phased_steps
+    from streamplan.executor import phased_steps
 
     result: dict = {"error": None}
     env = env_factory()

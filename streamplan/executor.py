@@ -5,28 +5,24 @@ Executing a plan never re-plans SQL: it only reads the plan's nodes.
 """
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from ..changelog import END_OF_INPUT_CODE, RowKind
-from ..errors import ExecutionError, PlanFormatError
-from ..nodes import ExecNode, TranslateContext
-from ..nodes.metadata import check_state_version
-from ..nodes.sink import StreamExecSink
-from ..nodes.source_scan import StreamExecTableSourceScan
-from ..nodes.calc import StreamExecCalc
-from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..options import Configuration
-from ..plan import CompiledPlan
-from ..version import ENGINE_VERSION
-from .changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
-from .values_source import write_feed
-
-CHECKPOINT_MARKER = "streamplan.json"
+from .changelog import END_OF_INPUT_CODE, RowKind
+from .checkpoints import CHECKPOINT_MARKER, check_restorable, write_marker
+from .errors import ExecutionError, PlanFormatError
+from .nodes import ExecNode, TranslateContext
+from .nodes.sink import StreamExecSink
+from .nodes.source_scan import StreamExecTableSourceScan
+from .nodes.calc import StreamExecCalc
+from .nodes.watermark_assigner import StreamExecWatermarkAssigner
+from .options import Configuration
+from .plan import CompiledPlan
+from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
+from .runtime.values_source import write_feed
 
 # A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
 FeedRow = tuple[Optional[RowKind], tuple]
@@ -98,14 +94,10 @@ class PlanExecutor:
     # --- checkpoint identity ------------------------------------------------------------------
     def _check_checkpoint(self, checkpoint: Path) -> None:
         """Checkpoints record the engine that wrote them; min_state_version guards restores."""
-        marker = checkpoint / CHECKPOINT_MARKER
-        if not marker.exists():
-            checkpoint.mkdir(parents=True, exist_ok=True)
-            marker.write_text(json.dumps({"engineVersion": ENGINE_VERSION}) + "\n")
+        if not (checkpoint / CHECKPOINT_MARKER).exists():
+            write_marker(checkpoint)
             return
-        written_by = json.loads(marker.read_text())["engineVersion"]
-        for node in self.plan.nodes:
-            check_state_version(node.metadata, written_by, f"checkpoint {checkpoint}: node {node.id}")
+        check_restorable(self.plan.nodes, checkpoint, f"checkpoint {checkpoint}")
 
     # --- sources ------------------------------------------------------------------------------
     def _write_feeds(self, directory: Path, feeds: dict[str, list[list[FeedRow]]]) -> dict[str, str]:
@@ -177,7 +169,7 @@ class PlanExecutor:
 
 
 def _json_row(values: tuple) -> tuple:
-    from .rows import to_json
+    from .runtime.rows import to_json
 
     return tuple(to_json(value) for value in values)
 

@@ -1,0 +1,52 @@
+"""streamplan's public surface for test frameworks (the harness imports only this module).
+
+Everything a restore-compatibility harness needs: compile and run plans, load them against
+any registry, read and apply changelogs, check checkpoints and annotations. What is not
+here is internal and may change without notice.
+"""
+from __future__ import annotations
+
+from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
+from .changelog import RowKind
+from .checkpoints import CHECKPOINT_MARKER, check_restorable, written_by
+from .errors import (CheckpointError, ExecutionError, PlanFormatError, StreamPlanError)
+from .executor import FeedRow, RunResult, SinkOutput, phased_steps
+from .nodes import REGISTRY, ExecNode
+from .nodes.metadata import ExecNodeMetadata, Registry, annotation_problems
+from .options import Configuration, lookup_option, option_exists
+from .plan import (CompiledPlan, build_plan, load_plan, load_plan_nodes, parse_plan_document,
+                   read_plan_text)
+from .planner.planner import table_row_type
+from .runtime.changelog_sink import ChangelogRow, materialized_texts
+from .runtime.rows import to_json, to_python
+from .sql.ast import CreateTable, Insert, StatementSet
+from .sql.parser import parse_script
+from .types import RowType
+from .version import ENGINE_VERSION, SPARK_VERSION
+
+
+def spark_session():
+    """The process-wide SparkSession (started on first use)."""
+    from .runtime.session import spark_session as start
+
+    return start()
+
+
+__all__ = [
+    # environments and plans
+    "TableEnvironment", "explain_plan", "source_scans", "normalize_rows", "CompiledPlan",
+    "load_plan", "read_plan_text", "parse_plan_document", "load_plan_nodes", "build_plan",
+    "spark_session",
+    # running and changelogs
+    "FeedRow", "phased_steps", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
+    "materialized_texts", "to_json", "to_python", "RowType", "table_row_type",
+    # scripts
+    "parse_script", "CreateTable", "Insert", "StatementSet",
+    # nodes, options, versions
+    "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
+    "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",
+    # checkpoints
+    "CHECKPOINT_MARKER", "written_by", "check_restorable",
+    # errors
+    "StreamPlanError", "PlanFormatError", "CheckpointError", "ExecutionError",
+]

@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from streamplan.plan import load_plan
+from streamplan.testing import load_plan
 
 from .checkpoint import materialize
 from .errors import FixtureError
@@ -137,7 +137,7 @@ def inspect_checkpoint(target: Target, spark=None) -> dict[str, Any]:
         "queries": {},
     }
     if spark is None:
-        from streamplan.runtime.session import spark_session
+        from streamplan.testing import spark_session
 
         spark = spark_session()
     with tempfile.TemporaryDirectory(prefix="harness-inspect-") as scratch:

@@ -26,7 +26,8 @@ def test_the_checked_in_programs_cover_every_node_and_are_filed_by_id():
 def test_a_program_tests_the_node_whose_short_name_is_its_longest_prefix():
     assert node_of(JOIN_PROGRAM) == "stream-exec-interval-join"
     assert node_of(CALC_PROGRAM) == "stream-exec-calc"
-    assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join")
+    assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join") == \
+        "stream-exec-interval-join"
     with pytest.raises(ProgramError, match="no exec node 'join'; known: calc, interval-join"):
         resolve_node("join")
 

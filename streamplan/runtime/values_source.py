@@ -3,12 +3,16 @@
 A feed is a list of steps; each micro-batch reads exactly one step from every source, so
 batch boundaries (and so watermarks) are the same run after run. The offset is the step
 index and lives in the checkpoint: a restarted query continues with the next step.
+
+The feed file is read and parsed once per query, by the reader that plans the micro-batches
+(it lives in Spark's long-running source runner process); each micro-batch's partition
+carries the rows of its steps, so the tasks that read them never touch the file.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Optional, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 
@@ -25,26 +29,34 @@ def write_feed(path: Path, columns: Sequence[tuple[str, str]], steps: list[list[
 class _FeedReader(DataSourceStreamReader):
     def __init__(self, feed: str):
         self.feed = feed
+        self._content: Optional[dict] = None
 
-    def _steps(self) -> int:
-        return len(json.loads(Path(self.feed).read_text())["steps"])
+    def __getstate__(self) -> dict:
+        # Spark also pickles a reader into the read tasks; they need no parsed feed.
+        return {"feed": self.feed, "_content": None}
+
+    def _parsed(self) -> dict:
+        """The feed, parsed on first use and kept: it never changes while a query runs."""
+        if self._content is None:
+            self._content = json.loads(Path(self.feed).read_text())
+        return self._content
 
     def initialOffset(self) -> dict:
         return {"step": 0}
 
     def latestOffset(self, start: dict, limit) -> dict:
-        return {"step": min(start["step"] + 1, self._steps())}
+        return {"step": min(start["step"] + 1, len(self._parsed()["steps"]))}
 
     def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
         if start["step"] >= end["step"]:
             return []
-        return [InputPartition((self.feed, start["step"], end["step"]))]
+        content = self._parsed()
+        return [InputPartition((content["columns"], content["steps"][start["step"]:end["step"]]))]
 
     def read(self, partition: InputPartition) -> Iterator[tuple]:
-        feed, first, last = partition.value
-        content = json.loads(Path(feed).read_text())
-        types = [parse_type(type_text) for _, type_text in content["columns"]]
-        for step in content["steps"][first:last]:
+        columns, steps = partition.value
+        types = [parse_type(type_text) for _, type_text in columns]
+        for step in steps:
             for kind, values in step:
                 if kind == END_OF_INPUT_CODE:
                     yield (None,) * len(types) + (kind,)

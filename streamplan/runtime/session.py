@@ -4,8 +4,11 @@ One session per process is reused: starting the JVM costs ~10 s.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional
@@ -35,14 +38,52 @@ _CONF = {
 
 _session = None
 
+# PySpark's transformWithState driver worker prints banners ("Starting Streaming
+# TransformWithStateInPandas Python worker.", "... Completed execution of UDF: ...") to its
+# stdout for every query start, and Spark copies a worker's stdout and stderr to the
+# driver's stderr. The worker talks to the JVM over a socket, never over stdout, so its
+# stdout is dropped at the source; its stderr (tracebacks) still reaches the user, and its
+# errors also come back through the socket as the query's failure.
+_TWS_DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"
+_WORKER_LAUNCHER = """#!/bin/sh
+# Written by streamplan.runtime.session: starts Spark's Python workers with {python}.
+# The transformWithState driver worker's stdout holds only banners: discard it, keep stderr.
+case " $* " in
+  *" {module} "*) exec {quoted} "$@" >/dev/null ;;
+esac
+exec {quoted} "$@"
+"""
+
+
+def worker_python(python: str = sys.executable) -> str:
+    """The executable Spark starts Python workers with: `python` behind a launcher that
+    silences the transformWithState driver worker's banners. The launcher lives in a
+    per-user temp dir, named by its content, written atomically."""
+    text = _WORKER_LAUNCHER.format(python=python, quoted=shlex.quote(python),
+                                   module=_TWS_DRIVER_WORKER)
+    directory = Path(tempfile.gettempdir()) / f"streamplan-{os.getuid()}"
+    path = directory / f"python-worker-{hashlib.sha256(text.encode()).hexdigest()[:16]}.sh"
+    if not path.exists():
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=".launcher-")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.chmod(temp, 0o755)
+        os.replace(temp, path)
+    return str(path)
+
 
 def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None):
     """The process-wide SparkSession; `master` (or $STREAMPLAN_MASTER) picks a cluster URL."""
     global _session
     if _session is not None:
         return _session
-    # Workers must run this interpreter, and all clocks read UTC so event times agree.
-    os.environ["PYSPARK_PYTHON"] = sys.executable
+    master = master or os.environ.get("STREAMPLAN_MASTER", DEFAULT_MASTER)
+    # Workers must run this interpreter, and all clocks read UTC so event times agree. On a
+    # cluster the executors need the interpreter's path, so the local launcher (which drops
+    # worker banners) is used for local masters only.
+    os.environ["PYSPARK_PYTHON"] = (worker_python() if master.startswith("local")
+                                    else sys.executable)
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["TZ"] = "UTC"
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -52,8 +93,7 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
 
     from .values_source import ValuesDataSource
 
-    builder = SparkSession.builder.appName("streamplan").master(
-        master or os.environ.get("STREAMPLAN_MASTER", DEFAULT_MASTER))
+    builder = SparkSession.builder.appName("streamplan").master(master)
     partitions = shuffle_partitions or int(os.environ.get("STREAMPLAN_SHUFFLE_PARTITIONS",
                                                           DEFAULT_SHUFFLE_PARTITIONS))
     builder = builder.config("spark.sql.shuffle.partitions", str(partitions))

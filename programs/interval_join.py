@@ -240,6 +240,57 @@ INTERVAL_JOIN_NULLS = program(
      source("R", "r", [(None, "a", 10), (1, "x", 10.5), (2, None, 10)], [(3, "r", 10), (2, "z", 11)])),
     extra=" AND L.lv <> R.rv")
 
+# --- a non-equi condition meeting NULLs, across the restore, window ±2 s --------------------------
+# `L.lv > R.rv` is NULL when either value is NULL, and NULL is no match: the row is padded
+# (an outer side) or dropped, never joined. Each key pairs a row cached before the restore
+# with a partner arriving after it, the NULL on either side and in either order:
+#   key 1 L(null) | R(a)    key 2 R(null) | L(b)    key 5 L(null) | R(null)   (NULL cached)
+#   key 6 L(x) | R(null)    key 7 R(x) | L(null)                              (NULL arrives)
+#   key 3 L(c) | R(a): c > a, joined      key 4 L(a) | R(c): a > c is false, not joined
+#   NULL key L(null key, z) | R(null key, a): keys never match
+# All rows sit at 10 s; the watermark stays at 9 s until the end of input, which pads what
+# never matched (cleanup at 12.001 s).
+NULL_CONDITION = " AND L.lv > R.rv"
+NULL_CONDITION_ROWS = (
+    source("L", "l", [(1, None, 10), (3, "c", 10), (4, "a", 10), (5, None, 10), (None, "z", 10),
+                      (6, "x", 10)],
+           [(2, "b", 10), (7, None, 10)]),
+    source("R", "r", [(2, None, 10), (7, "x", 10)],
+           [(1, "a", 10), (3, "a", 10), (4, "c", 10), (5, None, 10), (None, "a", 10),
+            (6, None, 10)]))
+
+INTERVAL_JOIN_NULL_CONDITION_LEFT = program(
+    "interval-join-null-condition-left", "LEFT join: a join condition that is NULL because a "
+    "left or a right value is NULL is no match, for rows cached before the restore and rows "
+    "arriving after it; the left rows are padded", "LEFT JOIN",
+    ([], ["+I[3, c, 3, a]", "+I[1, null, null, null]", "+I[4, a, null, null]",
+          "+I[5, null, null, null]", "+I[null, z, null, null]", "+I[6, x, null, null]",
+          "+I[2, b, null, null]", "+I[7, null, null, null]"]),
+    NULL_CONDITION_ROWS, extra=NULL_CONDITION)
+
+INTERVAL_JOIN_NULL_CONDITION_RIGHT = program(
+    "interval-join-null-condition-right", "RIGHT join: a join condition that is NULL because a "
+    "left or a right value is NULL is no match, across the restore; the right rows are padded",
+    "RIGHT JOIN",
+    ([], ["+I[3, c, 3, a]", "+I[null, null, 2, null]", "+I[null, null, 7, x]",
+          "+I[null, null, 1, a]", "+I[null, null, 4, c]", "+I[null, null, 5, null]",
+          "+I[null, null, null, a]", "+I[null, null, 6, null]"]),
+    NULL_CONDITION_ROWS, extra=NULL_CONDITION)
+
+# EARLY_FIRE, window ±5 s, delay 2 s (the timing of INTERVAL_JOIN_EARLY_FIRE): L1 (NULL value)
+# and L2 fire before the restore. After it, R1(a) meets L1(NULL) and R2(NULL) meets L2(b):
+# the condition is NULL, so the early pads stand (no -U/+U); R3(a) joins L3(c) (not fired yet,
+# a plain +I); L4 fires at the end of input.
+INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE = program(
+    "interval-join-null-condition-early-fire", "LEFT join with EARLY_FIRE: a NULL join condition "
+    "after the restore does not retract a row padded early before it", "LEFT JOIN",
+    (["+I[1, null, null, null]", "+I[2, b, null, null]"],
+     ["+I[3, c, 3, a]", "+I[4, d, null, null]"]),
+    (source("L", "l", [(1, None, 1), (2, "b", 2), (3, "c", 5)], [(4, "d", 9)]),
+     source("R", "r", [(8, "x", 3), (8, "y", 5), (8, "z", 6)],
+            [(1, "a", 4), (2, None, 5), (3, "a", 8)])),
+    bounds=WINDOW_5S, hint="EARLY_FIRE('delay'='2s')", extra=NULL_CONDITION, changelog=True)
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
@@ -247,4 +298,6 @@ PROGRAMS = [
     INTERVAL_JOIN_EARLY_FIRE_FULL, INTERVAL_JOIN_EARLY_FIRE_SINGLE_FIRE,
     INTERVAL_JOIN_EARLY_FIRE_IGNORED_INNER, INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW,
     INTERVAL_JOIN_WINDOW_BOUNDS, INTERVAL_JOIN_WINDOW_BOUNDS_STRICT, INTERVAL_JOIN_NULLS,
+    INTERVAL_JOIN_NULL_CONDITION_LEFT, INTERVAL_JOIN_NULL_CONDITION_RIGHT,
+    INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE,
 ]

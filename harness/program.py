@@ -164,7 +164,8 @@ def _check_table_references(program: TableTestProgram, where: str) -> None:
     is used: a typo fails here instead of as an unbound Spark source."""
     inserts = parse_run_sql(program.run_step.text(), program.id)
     sources, sinks = program.sources, program.sinks
-    read = {table.name for insert in inserts for table in insert.query.find_all(exp.Table)}
+    ctes = {cte.alias for insert in inserts for cte in insert.query.find_all(exp.CTE)}
+    read = {table.name for insert in inserts for table in insert.query.find_all(exp.Table)} - ctes
     written = {insert.target for insert in inserts}
     problems = []
     for name in sorted(read - set(sources)):

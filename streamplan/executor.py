@@ -138,9 +138,15 @@ class PlanExecutor:
 
     # --- translation and running --------------------------------------------------------------
     def _frame(self, node: ExecNode, ctx: TranslateContext, frames: dict):
+        from pyspark.errors import PySparkException
+
         if node.id not in frames:
             inputs = [self._frame(producer, ctx, frames) for producer in self.plan.inputs_of(node)]
-            frames[node.id] = node.translate(ctx, inputs)
+            try:
+                frames[node.id] = node.translate(ctx, inputs)
+            except PySparkException as err:
+                raise ExecutionError(f"node {node.id} ('{node.type}', {node.description}) cannot "
+                                     f"be translated to Spark: {_root_message(err)}") from None
         return frames[node.id]
 
     def _run_sink(self, sink: StreamExecSink, ctx, frames, checkpoint: Path, output: Path,
@@ -187,9 +193,11 @@ def _root_message(err: Exception) -> str:
             message = match.group(2).strip()
             return message if match.group(1) == "USER_RAISED_EXCEPTION" else \
                 f"[{match.group(1)}] {message}"
-    python = re.search(r"PythonException:\s*(.*)", text)
+    python = re.search(r"PythonException:\s*(.*)", text, re.S)
     if python:
-        return python.group(1).strip().splitlines()[0]
+        # the exception line that ends the Python worker's traceback, not its banner
+        raised = re.findall(r"^([A-Za-z_.]*(?:Error|Exception|Exit)\b.*)$", python.group(1), re.M)
+        return raised[0].strip() if raised else python.group(1).strip().splitlines()[0]
     return text.strip().splitlines()[0] if text.strip() else type(err).__name__
 
 

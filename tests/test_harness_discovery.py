@@ -18,8 +18,9 @@ from harness_support import CALC_PROGRAM, JOIN_PROGRAM, calc_program
 def test_the_checked_in_programs_cover_every_node_and_are_filed_by_id():
     programs = discover_programs()
     assert {node_of(p) for p in programs} == {
-        "stream-exec-calc", "stream-exec-interval-join", "stream-exec-sink",
-        "stream-exec-table-source-scan", "stream-exec-watermark-assigner"}
+        "stream-exec-calc", "stream-exec-group-aggregate", "stream-exec-interval-join",
+        "stream-exec-join", "stream-exec-sink", "stream-exec-table-source-scan",
+        "stream-exec-watermark-assigner"}
     assert "interval-join-early-fire" in {p.id for p in programs}
 
 
@@ -28,8 +29,9 @@ def test_a_program_tests_the_node_whose_short_name_is_its_longest_prefix():
     assert node_of(CALC_PROGRAM) == "stream-exec-calc"
     assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join") == \
         "stream-exec-interval-join"
-    with pytest.raises(ProgramError, match="no exec node 'join'; known: calc, interval-join"):
-        resolve_node("join")
+    with pytest.raises(ProgramError, match="no exec node 'rank'; known: calc, group-aggregate, "
+                                           "interval-join, join, sink"):
+        resolve_node("rank")
 
 
 def test_an_id_naming_no_node_fails():

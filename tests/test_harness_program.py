@@ -110,6 +110,15 @@ def test_tables_the_sql_names_must_be_declared_with_their_role_and_used():
         program(source(), sink(["+I[1, a]"]), sink(["+I[1, a]"], name="Extra"))
 
 
+def test_a_cte_name_is_not_a_table_the_program_must_declare():
+    built = program(source([1, "a"]), sink(["+I[1, a]"]),
+                    sql="INSERT INTO Snk WITH t AS (SELECT * FROM Src) SELECT * FROM t")
+    assert set(built.sources) == {"Src"}
+    with pytest.raises(ProgramError, match="the SQL reads table 'Nope', which is not declared"):
+        program(source([1, "a"]), sink(["+I[1, a]"]),
+                sql="INSERT INTO Snk WITH t AS (SELECT * FROM Nope) SELECT * FROM t, Src")
+
+
 def test_exactly_one_run_step():
     with pytest.raises(ProgramError, match="needs exactly one run step .* has 0"):
         program(source(), sink(["+I[1, a]"]), sql=None)

@@ -145,9 +145,11 @@ def test_early_fire_error_points_at_the_hint(env):
 
 
 @pytest.mark.parametrize("sql, construct", [
-    ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY k, v", "GROUP BY"),
-    ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k", "regular join"),
-    ("INSERT INTO Snk SELECT k, v, v FROM (SELECT * FROM L)", "subquery"),
+    ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY ROLLUP (k, v)", "GROUPING SETS / CUBE / ROLLUP"),
+    ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
+    ("INSERT INTO Snk SELECT k, v, SUM(DISTINCT v) FROM L GROUP BY k, v", r"SUM\(DISTINCT \.\.\.\)"),
+    ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L CROSS JOIN R", "CROSS join"),
+    ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R)", "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
 ])
 def test_unsupported_constructs_are_named(env, sql, construct):

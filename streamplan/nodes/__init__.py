@@ -8,14 +8,16 @@ from __future__ import annotations
 from ..errors import RegistryError
 from .base import ExecNode, TranslateContext
 from .calc import StreamExecCalc
+from .group_aggregate import StreamExecGroupAggregate
 from .interval_join import StreamExecIntervalJoin
+from .join import StreamExecJoin
 from .metadata import REGISTRY, UNSUPPORTED_NODES, ExecNodeMetadata, exec_node
 from .sink import StreamExecSink
 from .source_scan import StreamExecTableSourceScan
 from .watermark_assigner import StreamExecWatermarkAssigner
 
 NODE_CLASSES = (StreamExecTableSourceScan, StreamExecWatermarkAssigner, StreamExecCalc,
-                StreamExecIntervalJoin, StreamExecSink)
+                StreamExecIntervalJoin, StreamExecJoin, StreamExecGroupAggregate, StreamExecSink)
 
 
 def _all_subclasses(cls: type) -> list[type]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
 from ..changelog import RowKind, mode_names
+from ..durations import parse_duration_ms
 from ..errors import ChangelogModeError
 from ..options import Configuration, NodeConfiguration
 from ..types import RowType, parse_row_type
@@ -31,11 +32,22 @@ class InputProperty(PlanModel):
 
 
 class StateMetadata(PlanModel):
-    """FLIP-292 per-input state entry: editable TTL in the plan."""
+    """FLIP-292: one entry per input of a TTL-bounded stateful node, editable by hand."""
 
     index: int
-    ttl: str
-    name: str
+    ttl: str                 # canonical duration, e.g. '3600000 ms'; '0 ms' = never expires
+    name: str                # e.g. 'leftState', 'groupAggregateState'
+
+    @field_validator("ttl")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        if parse_duration_ms(value) < 0:          # a bad duration raises ValueError itself
+            raise ValueError(f"'{value}' is negative; a TTL is 0 ms (never) or positive")
+        return value
+
+    @property
+    def ttl_ms(self) -> int:
+        return parse_duration_ms(self.ttl)
 
 
 _HEAD = ("id", "type", "configuration")

@@ -1,14 +1,24 @@
-"""Query hints: EARLY_FIRE is validated here; anything else is named and rejected."""
+"""Query hints of an INSERT's SELECT, validated here:
+
+* `EARLY_FIRE('delay'='5s'[, 'time_mode'='rowtime'])` on an interval join (FLIP-497);
+* `STATE_TTL('o'='1d', 'c'='12h')` and `JOIN_STATE_TTL(...)`: per-input state TTL of the
+  query's joins and aggregates, keyed by table name or alias (FLIP-292 in the plan).
+
+Anything else is named and rejected.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ..durations import format_duration_ms, parse_duration_ms
-from ..errors import PlanningError, UnsupportedSqlError
+from ..errors import PlanningError
 from ..sql.ast import Hint
 
 EARLY_FIRE = "EARLY_FIRE"
+STATE_TTL = "STATE_TTL"
+JOIN_STATE_TTL = "JOIN_STATE_TTL"
+KNOWN_HINTS = (EARLY_FIRE, STATE_TTL, JOIN_STATE_TTL)
 _EARLY_FIRE_KEYS = ("delay", "time_mode")
 _TIME_MODES = ("rowtime", "proctime")
 
@@ -19,28 +29,88 @@ class EarlyFire:
     time_mode: str        # ROWTIME
 
 
-def early_fire_from_hints(hints: tuple[Hint, ...], has_join: bool,
-                          join_is_event_time: bool) -> Optional[EarlyFire]:
-    """Validate the hints of one SELECT; return the resolved EARLY_FIRE, if any."""
-    found: Optional[EarlyFire] = None
+@dataclass
+class StateTtlHints:
+    """TTL per table name or alias; every key must name an input of a join or aggregate."""
+
+    ttl_ms: dict[str, int] = field(default_factory=dict)
+    joins_only: set[str] = field(default_factory=set)     # keys from JOIN_STATE_TTL
+    hint_of: dict[str, Hint] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+    inputs_seen: list[str] = field(default_factory=list)
+
+    def for_input(self, names: tuple[str, ...], is_join: bool) -> Optional[int]:
+        """The hinted TTL of an operator input known by `names` (alias, table name)."""
+        self.inputs_seen.extend(name for name in names if name not in self.inputs_seen)
+        for name in names:
+            if name in self.ttl_ms and (is_join or name not in self.joins_only):
+                self.used.add(name)
+                return self.ttl_ms[name]
+        return None
+
+    def check_all_used(self) -> None:
+        for name, hint in self.hint_of.items():
+            if name not in self.used:
+                what = "join" if name in self.joins_only else "join or aggregate"
+                inputs = ", ".join(self.inputs_seen) or "none"
+                raise PlanningError(
+                    f"{hint.position}: {hint.name} names '{name}', which is not an input of a "
+                    f"{what} of this query (the inputs are: {inputs}); use a table name or "
+                    f"alias of the FROM clause")
+
+
+@dataclass
+class QueryHints:
+    early_fire: Optional[EarlyFire] = None
+    early_fire_hint: Optional[Hint] = None
+    state_ttl: StateTtlHints = field(default_factory=StateTtlHints)
+
+
+def parse_hints(hints: tuple[Hint, ...], join_is_event_time: bool = True) -> QueryHints:
+    """Validate the hints of one SELECT; where they apply is checked while planning."""
+    result = QueryHints()
     for hint in hints:
         where = str(hint.position)
-        if hint.name == "JOIN_STATE_TTL":
-            raise UnsupportedSqlError(
-                "hint JOIN_STATE_TTL: it configures regular joins (stream-exec-join), which are not "
-                "supported yet", hint.position.line, hint.position.column, hint.position.source)
-        if hint.name != EARLY_FIRE:
-            raise PlanningError(f"{where}: unknown hint '{hint.name}'; supported hints: {EARLY_FIRE}")
-        if found is not None:
-            raise PlanningError(f"{where}: EARLY_FIRE is given twice")
-        if not has_join:
-            raise PlanningError(f"{where}: the EARLY_FIRE hint applies to interval joins, but this "
-                                f"query has no join")
-        found = _resolve(hint, where, join_is_event_time)
-    return found
+        if hint.name == EARLY_FIRE:
+            if result.early_fire is not None:
+                raise PlanningError(f"{where}: EARLY_FIRE is given twice")
+            result.early_fire = _resolve_early_fire(hint, where, join_is_event_time)
+            result.early_fire_hint = hint
+        elif hint.name in (STATE_TTL, JOIN_STATE_TTL):
+            _add_state_ttl(result.state_ttl, hint, where)
+        else:
+            raise PlanningError(f"{where}: unknown hint '{hint.name}'; supported hints: "
+                                f"{', '.join(KNOWN_HINTS)}")
+    return result
 
 
-def _resolve(hint: Hint, where: str, join_is_event_time: bool) -> EarlyFire:
+def _add_state_ttl(hints: StateTtlHints, hint: Hint, where: str) -> None:
+    if not hint.options:
+        raise PlanningError(f"{where}: {hint.name} needs options, e.g. /*+ {hint.name}('o' = "
+                            f"'1d', 'c' = '12h') */ (table name or alias = TTL)")
+    for name, value in hint.options.items():
+        if name in hints.ttl_ms:
+            raise PlanningError(f"{where}: the state TTL of '{name}' is given twice")
+        try:
+            ttl = parse_duration_ms(value)
+        except ValueError as err:
+            raise PlanningError(f"{where}: {hint.name} option '{name}': {err}") from None
+        if ttl < 0:
+            raise PlanningError(f"{where}: {hint.name} option '{name}': a TTL cannot be "
+                                f"negative, got '{value}'")
+        hints.ttl_ms[name] = ttl
+        hints.hint_of[name] = hint
+        if hint.name == JOIN_STATE_TTL:
+            hints.joins_only.add(name)
+
+
+def check_early_fire_applies(hints: QueryHints, has_interval_join: bool) -> None:
+    if hints.early_fire is not None and not has_interval_join:
+        raise PlanningError(f"{hints.early_fire_hint.position}: the EARLY_FIRE hint applies to "
+                            f"interval joins, but this query has no interval join")
+
+
+def _resolve_early_fire(hint: Hint, where: str, join_is_event_time: bool) -> EarlyFire:
     unknown = [key for key in hint.options if key.lower() not in _EARLY_FIRE_KEYS]
     if unknown:
         raise PlanningError(f"{where}: EARLY_FIRE has unknown option '{unknown[0]}'; its options are "

@@ -1,7 +1,14 @@
 """INSERT INTO ... SELECT statements to a compiled plan of exec nodes.
 
-Supported shape: one table, or an interval join of two tables, with projection and WHERE.
-Every other construct is rejected by name, with the exec node it would need.
+A query is a SELECT over tables, subqueries and CTEs, joined by interval joins (both time
+bounds between the rowtime attributes) or regular joins, with WHERE, projection, GROUP BY
+aggregates and HAVING. Every other construct is rejected by name, with the exec node it
+would need.
+
+After a statement is planned, two properties flow through the graph as in Flink's
+changelog inference: which nodes' consumers need update-before rows (-U), which decides
+whether a group aggregate emits them, and the unique keys of each node's output, which
+decide how a regular join keeps its state.
 """
 from __future__ import annotations
 
@@ -11,23 +18,29 @@ from typing import Optional
 from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
+from ..durations import format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
-from ..nodes.metadata import node_name
+from ..nodes.base import StateMetadata
 from ..nodes.calc import StreamExecCalc
-from ..nodes.common import TableSpec
-from ..nodes.interval_join import IntervalJoinSpec, JoinSpec, StreamExecIntervalJoin, WindowBounds
+from ..nodes.common import JoinSpec, TableSpec
+from ..nodes.group_aggregate import STATE_NAME as AGG_STATE_NAME
+from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
+from ..nodes.interval_join import IntervalJoinSpec, StreamExecIntervalJoin, WindowBounds
+from ..nodes.interval_join import JoinSpec as IntervalJoinKeys
+from ..nodes.join import StreamExecJoin
+from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..durations import format_duration_ms
-from ..options import Configuration
+from ..options import STATE_TTL, Configuration
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert, Position
 from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
                      parse_type)
-from .hints import early_fire_from_hints
+from .aggregates import AggregateCall, aggregate_calls, result_type
+from .hints import QueryHints, check_early_fire_applies, parse_hints
 from .interval_bounds import Bounds, add_to_bounds, time_predicate
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .type_resolver import SparkTypeResolver
@@ -36,12 +49,9 @@ VALUES_OPTIONS = {"connector", "changelog-mode", "path", "sink-insert-only"}
 
 # Clauses the planner cannot plan, with the exec node they would need.
 _UNSUPPORTED_CLAUSES = {
-    "group": "GROUP BY (needs stream-exec-group-aggregate)",
-    "having": "HAVING (needs stream-exec-group-aggregate)",
     "order": "ORDER BY (needs stream-exec-rank / sort)",
     "limit": "LIMIT (needs stream-exec-limit)",
     "distinct": "SELECT DISTINCT (needs stream-exec-group-aggregate)",
-    "with_": "WITH (common table expressions)",
     "qualify": "QUALIFY (needs stream-exec-rank)",
     "laterals": "LATERAL VIEW",
     "windows": "WINDOW clause (needs stream-exec-over-aggregate)",
@@ -54,6 +64,22 @@ class Relation:
 
     node: ExecNode
     scope_fields: list[ScopeField]
+    names: tuple[str, ...] = ()          # how the relation is known: alias, table name
+
+
+@dataclass
+class QueryContext:
+    """What planning one INSERT carries down into its query blocks."""
+
+    insert: Insert
+    where: str
+    hints: QueryHints
+    ctes: dict[str, exp.Expression] = field(default_factory=dict)
+    interval_joins: int = 0              # in the top-level block (EARLY_FIRE applies there)
+
+    @property
+    def position(self) -> Position:
+        return self.insert.position
 
 
 @dataclass
@@ -65,6 +91,7 @@ class PlanBuilder:
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
     origins: dict[int, dict[RowKind, ExecNode]] = field(default_factory=dict)
+    unique_keys: dict[int, list[list[int]]] = field(default_factory=dict)
 
     # --- graph helpers --------------------------------------------------------------------
     def add(self, kind: type, inputs: list[ExecNode], **spec) -> ExecNode:
@@ -79,43 +106,26 @@ class PlanBuilder:
             node, inputs, self.modes, self.origins)
         self.nodes.append(node)
         self.edges.extend(Edge(source.id, node.id) for source in inputs)
+        self.unique_keys[node.id] = self._derive_unique_keys(node, inputs)
         return node
 
     def plan(self, inserts: list[Insert]) -> CompiledPlan:
         for insert in inserts:
             self._plan_insert(insert)
+        self._generate_update_before_where_needed()
         return CompiledPlan(self.nodes, self.edges)
 
     # --- statements -----------------------------------------------------------------------
     def _plan_insert(self, insert: Insert) -> None:
         where = str(insert.position)
-        select = insert.query
-        _reject_unsupported(select, insert.position)
+        hints = parse_hints(insert.hints)
         sink_table = self._table(insert.target, where, role="sink")
-        relation, join = self._plan_from(select, insert, where)
-        scope = Scope(relation.scope_fields, where)
-        projection, names = self._projection(select, scope, relation.node.row_type, where)
-        condition = select.args.get("where")
-        input_row = relation.node.row_type
-        condition_sql = (self._sql(scope.rewrite(condition.this), input_row, where)
-                         if condition else None)
         sink_row = table_row_type(sink_table, physical_only=True)
-        if len(projection) != len(sink_row.fields):
-            raise PlanningError(
-                f"{where}: column count of the query ({len(projection)}) and of sink "
-                f"'{sink_table.name}' ({len(sink_row.fields)}: {', '.join(sink_row.names)}) differ")
-        if condition_sql is not None:
-            self.types.check_condition(input_row, condition_sql, where)
-        result_types = self.types.resolve(input_row, projection, None, where)
-        projection = [_cast_for_sink(expr, got, target, where)
-                      for expr, got, target in zip(projection, result_types, sink_row.fields)]
+        ctx = QueryContext(insert, where, hints)
+        relation = self._plan_select(insert.query, ctx, sink_row, top_level=True)
+        check_early_fire_applies(hints, ctx.interval_joins > 0)
+        hints.state_ttl.check_all_used()
         node = relation.node
-        identity = projection == [f"`{n}`" for n in input_row.names] and condition_sql is None
-        if not identity:
-            types = self.types.resolve(input_row, projection, None, where)
-            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition_sql,
-                            output_type=RowType(tuple(map(Field, names, types))).text,
-                            description=_calc_description(projection, names, condition_sql))
         self.add(StreamExecSink, [node],
                  table=TableSpec(identifier=sink_table.name, options=dict(sink_table.options),
                                  primary_key=list(sink_table.primary_key)
@@ -123,14 +133,69 @@ class PlanBuilder:
                  input_changelog_mode=mode_names(self.modes[node.id]), output_type=sink_row.text,
                  description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}])")
 
+    def _plan_select(self, select: exp.Expression, ctx: QueryContext,
+                     sink_row: Optional[RowType] = None, top_level: bool = False) -> Relation:
+        """One query block: FROM (tables, subqueries, CTEs, joins), then WHERE and the
+        projection, or WHERE, GROUP BY, aggregates, HAVING and the projection."""
+        if not isinstance(select, exp.Select):
+            kind = type(select).__name__.upper()
+            raise UnsupportedSqlError(f"{kind} query (only SELECT)", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        _reject_unsupported(select, ctx.position)
+        outer_ctes = ctx.ctes
+        if select.args.get("with_"):
+            ctx.ctes = {**ctx.ctes, **{cte.alias: cte.this for cte in select.args["with_"].expressions}}
+        try:
+            relation = self._plan_from(select, ctx, top_level)
+            if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
+                return self._plan_aggregate(select, relation, ctx, sink_row, top_level)
+            condition = select.args.get("where")
+            return self._plan_projection(select.expressions, relation,
+                                         condition.this if condition else None, ctx, sink_row)
+        finally:
+            ctx.ctes = outer_ctes
+
+    def _plan_projection(self, items: list[exp.Expression], relation: Relation,
+                         condition: Optional[exp.Expression], ctx: QueryContext,
+                         sink_row: Optional[RowType]) -> Relation:
+        """A calc of `items` filtered by `condition` (none when it is the identity); with a
+        sink row, the columns are cast implicitly to the sink's types."""
+        where = ctx.where
+        scope = Scope(relation.scope_fields, where)
+        input_row = relation.node.row_type
+        projection, names = self._projection(items, scope, input_row, where)
+        condition_sql = (self._sql(scope.rewrite(condition), input_row, where)
+                         if condition is not None else None)
+        if sink_row is not None and len(projection) != len(sink_row.fields):
+            raise PlanningError(
+                f"{where}: column count of the query ({len(projection)}) and of sink "
+                f"'{ctx.insert.target}' ({len(sink_row.fields)}: {', '.join(sink_row.names)}) differ")
+        if condition_sql is not None:
+            self.types.check_condition(input_row, condition_sql, where)
+        if sink_row is not None:
+            result_types = self.types.resolve(input_row, projection, None, where)
+            projection = [_cast_for_sink(expr, got, target, where)
+                          for expr, got, target in zip(projection, result_types, sink_row.fields)]
+        node = relation.node
+        identity = projection == [f"`{n}`" for n in input_row.names] and condition_sql is None
+        if not identity:
+            types = self.types.resolve(input_row, projection, None, where)
+            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition_sql,
+                            output_type=RowType(tuple(map(Field, names, types))).text,
+                            description=_calc_description(projection, names, condition_sql))
+            fields = node.row_type.fields
+        else:
+            fields = input_row.fields
+        return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
+
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
         """Spark SQL text of a resolved expression, with Flink's integer division."""
         return spark_sql(integer_division(expression, input_row, self.types, where))
 
-    def _projection(self, select: exp.Select, scope: Scope, input_row: RowType,
+    def _projection(self, items: list[exp.Expression], scope: Scope, input_row: RowType,
                     where: str) -> tuple[list[str], list[str]]:
         projection, names = [], []
-        for index, item in enumerate(select.expressions):
+        for index, item in enumerate(items):
             target = item.this if isinstance(item, exp.Alias) else item
             if isinstance(target, exp.Star) or (isinstance(target, exp.Column)
                                                 and isinstance(target.this, exp.Star)):
@@ -139,9 +204,6 @@ class PlanBuilder:
                     projection.append(f"`{f.name}`")
                     names.append(f.name)
                 continue
-            if any(isinstance(node, exp.AggFunc) for node in target.walk()):
-                raise UnsupportedSqlError("aggregate function (needs stream-exec-group-aggregate)",
-                                          hint="only projections and filters are supported here")
             if any(isinstance(node, exp.Window) for node in target.walk()):
                 raise UnsupportedSqlError("OVER window (needs stream-exec-over-aggregate)")
             projection.append(self._sql(scope.rewrite(target), input_row, where))
@@ -153,33 +215,37 @@ class PlanBuilder:
                 names.append(f"EXPR${index}")
         return projection, _dedupe(names)
 
-    # --- FROM: tables and interval joins ----------------------------------------------------
-    def _plan_from(self, select: exp.Select, insert: Insert, where: str):
+    # --- FROM: tables, subqueries, CTEs, joins ------------------------------------------------
+    def _plan_from(self, select: exp.Select, ctx: QueryContext, top_level: bool) -> Relation:
         source = select.args.get("from_") or select.args.get("from")
         if source is None:
-            raise UnsupportedSqlError("SELECT without FROM", insert.position.line,
-                                      insert.position.column, insert.position.source)
-        joins = select.args.get("joins") or []
-        left = self._relation(source.this, where)
-        if not joins:
-            early = early_fire_from_hints(insert.hints, has_join=False, join_is_event_time=True)
-            assert early is None
-            return left, None
-        if len(joins) > 1:
-            raise UnsupportedSqlError("a join of more than two tables", insert.position.line,
-                                      insert.position.column, insert.position.source)
-        join = joins[0]
-        right = self._relation(join.this, where)
-        return self._interval_join(left, right, join, insert, where), join
+            raise UnsupportedSqlError("SELECT without FROM", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        relation = self._relation(source.this, ctx)
+        for join in select.args.get("joins") or []:
+            right = self._relation(join.this, ctx)
+            relation = self._join(relation, right, join, ctx, top_level)
+        return relation
 
-    def _relation(self, item: exp.Expression, where: str) -> Relation:
+    def _relation(self, item: exp.Expression, ctx: QueryContext) -> Relation:
+        where = ctx.where
+        if isinstance(item, exp.Subquery):
+            relation = self._plan_select(item.this, ctx)
+            alias = item.alias or ""
+            return Relation(relation.node, [ScopeField(alias, f.name, f.field)
+                                            for f in relation.scope_fields], (alias,) if alias else ())
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
-            kind = "subquery" if isinstance(item, exp.Subquery) else type(item).__name__
-            raise UnsupportedSqlError(f"{kind} in FROM (only table names are supported)")
-        table = self._table(item.name, where, role="source")
+            raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries and "
+                                      f"CTEs are supported)")
         alias = item.alias or item.name
+        names = tuple(dict.fromkeys((alias, item.name)))
+        if item.name in ctx.ctes:
+            relation = self._plan_select(ctx.ctes[item.name], ctx)
+            return Relation(relation.node, [ScopeField(alias, f.name, f.field)
+                                            for f in relation.scope_fields], names)
+        table = self._table(item.name, where, role="source")
         node = self._scan(table)
-        return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields])
+        return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields], names)
 
     def _table(self, name: str, where: str, role: str) -> CreateTable:
         table = self.catalog.get(name)
@@ -236,36 +302,38 @@ class PlanBuilder:
                         description=f"WatermarkAssigner(rowtime=[{rowtime.name}], "
                                     f"watermark=[{table.watermark.text}])")
 
-    def _interval_join(self, left: Relation, right: Relation, join: exp.Join, insert: Insert,
-                       where: str) -> Relation:
-        join_type = _join_type(join, insert.position)
+    def _join(self, left: Relation, right: Relation, join: exp.Join, ctx: QueryContext,
+              top_level: bool) -> Relation:
+        """An interval join when ON bounds the rowtime attributes of both sides from below
+        and above; otherwise a regular join."""
+        where = ctx.where
+        join_type = _join_type(join, ctx.position)
         scope = Scope(left.scope_fields + right.scope_fields, where)
-        left_names = {id(f) for f in left.scope_fields}
+        left_ids = {id(f) for f in left.scope_fields}
         left_row, right_row = left.node.row_type, right.node.row_type
         condition = join.args.get("on")
         if condition is None:
-            raise UnsupportedSqlError("join without ON condition (needs stream-exec-join)",
-                                      insert.position.line, insert.position.column)
+            raise UnsupportedSqlError("join without ON condition (a cross join)",
+                                      ctx.position.line, ctx.position.column, ctx.position.source)
 
         def side_of(column: exp.Column) -> Optional[str]:
             hits = [f for f in scope.fields if f.name == column.name
                     and (not column.table or f.qualifier == column.table)]
-            return ("L" if id(hits[0]) in left_names else "R") if len(hits) == 1 else None
+            return ("L" if id(hits[0]) in left_ids else "R") if len(hits) == 1 else None
 
         def is_time_column(column: exp.Column) -> Optional[str]:
             side = side_of(column)
             if side is None:
                 return None
-            field = scope.resolve(column)
+            field_ = scope.resolve(column)
             row = left_row if side == "L" else right_row
-            return side if row.field(field.name).rowtime else None
+            return side if row.field(field_.name).rowtime else None
 
-        left_keys, right_keys, remaining = [], [], []
-        bounds = Bounds()
+        left_keys, right_keys, time_conjuncts, remaining = [], [], [], []
         for conjunct in _conjuncts(condition):
             predicates = time_predicate(conjunct, is_time_column)
             if predicates is not None:
-                add_to_bounds(bounds, predicates, where)
+                time_conjuncts.append((conjunct, predicates))
                 continue
             if (isinstance(conjunct, exp.EQ) and isinstance(conjunct.this, exp.Column)
                     and isinstance(conjunct.expression, exp.Column)):
@@ -277,27 +345,49 @@ class PlanBuilder:
                     right_keys.append(right_row.index(scope.resolve(pair[1]).name))
                     continue
             remaining.append(conjunct)
-        if bounds.lower is None or bounds.upper is None:
-            missing = "lower" if bounds.lower is None else "upper"
-            raise UnsupportedSqlError(
-                f"regular join (needs stream-exec-join): the ON condition has no {missing} time "
-                f"bound between the rowtime attributes of both tables",
-                insert.position.line, insert.position.column, insert.position.source,
-                hint="Write an interval join, e.g. a.t BETWEEN b.t - INTERVAL '5' SECOND AND b.t.")
-        early = early_fire_from_hints(insert.hints, has_join=True, join_is_event_time=True)
+        kinds = [op for _, predicates in time_conjuncts for op, _ in predicates]
+        has_lower = any(op in (exp.GTE, exp.GT, exp.EQ) for op in kinds)
+        has_upper = any(op in (exp.LTE, exp.LT, exp.EQ) for op in kinds)
         out_fields, renamed = _join_fields(left_row, right_row, join_type)
         out_scope = [ScopeField(sf.qualifier, sf.name, out_fields[i])
                      for i, sf in enumerate(left.scope_fields + right.scope_fields)]
         output = RowType(tuple(out_fields))
-        non_equi = None
-        if remaining:
-            joined = exp.and_(*remaining) if len(remaining) > 1 else remaining[0]
-            non_equi = self._sql(Scope(out_scope, where).rewrite(joined), output, where)
-            self.types.check_condition(output, non_equi, where)
-            _check_python_condition(non_equi, output, where)
+        names = left.names + right.names
+        if has_lower and has_upper:
+            bounds = Bounds()
+            for _, predicates in time_conjuncts:
+                add_to_bounds(bounds, predicates, where)
+            if top_level:
+                ctx.interval_joins += 1
+            node = self._interval_join(left, right, join_type, left_keys, right_keys, remaining,
+                                       bounds, condition, out_scope, output, renamed, ctx,
+                                       top_level)
+            return Relation(node, out_scope, names)
+        remaining = [conjunct for conjunct, _ in time_conjuncts] + remaining
+        node = self._regular_join(left, right, join_type, left_keys, right_keys, remaining,
+                                  condition, out_scope, output, renamed, ctx, top_level)
+        return Relation(node, out_scope, names)
+
+    def _non_equi(self, remaining: list[exp.Expression], out_scope: list[ScopeField],
+                  output: RowType, where: str) -> Optional[str]:
+        if not remaining:
+            return None
+        joined = exp.and_(*remaining) if len(remaining) > 1 else remaining[0]
+        non_equi = self._sql(Scope(out_scope, where).rewrite(joined), output, where)
+        self.types.check_condition(output, non_equi, where)
+        _check_python_condition(non_equi, output, where)
+        return non_equi
+
+    def _interval_join(self, left, right, join_type, left_keys, right_keys, remaining, bounds,
+                       condition, out_scope, output, renamed, ctx, top_level) -> ExecNode:
+        where = ctx.where
+        left_row, right_row = left.node.row_type, right.node.row_type
+        early = ctx.hints.early_fire if top_level else None
+        non_equi = self._non_equi(remaining, out_scope, output, where)
         spec = IntervalJoinSpec(
-            join_spec=JoinSpec(join_type=join_type.value, left_keys=left_keys, right_keys=right_keys,
-                               filter_nulls=[True] * len(left_keys), non_equi_condition=non_equi),
+            join_spec=IntervalJoinKeys(join_type=join_type.value, left_keys=left_keys,
+                                       right_keys=right_keys, filter_nulls=[True] * len(left_keys),
+                                       non_equi_condition=non_equi),
             window_bounds=WindowBounds(is_event_time=True, left_lower_bound=bounds.lower,
                                        left_upper_bound=bounds.upper,
                                        left_time_index=left_row.rowtime_index,
@@ -309,13 +399,252 @@ class PlanBuilder:
             f"where=[{spark_sql(condition)}], select=[{', '.join(renamed)}]"
             + (f", earlyFire=[delay={early.delay}, timeMode={early.time_mode}]" if early else "")
             + ")")
-        node = self.add(StreamExecIntervalJoin, [left.node, right.node], interval_join_spec=spec,
+        return self.add(StreamExecIntervalJoin, [left.node, right.node], interval_join_spec=spec,
                         early_fire_delay=early.delay if early else None,
                         early_fire_time_mode=early.time_mode if early else None,
                         output_type=output.text, description=description)
-        return Relation(node, out_scope)
+
+    def _regular_join(self, left, right, join_type, left_keys, right_keys, remaining, condition,
+                      out_scope, output, renamed, ctx, top_level) -> ExecNode:
+        where = ctx.where
+        non_equi = self._non_equi(remaining, out_scope, output, where)
+        join_spec = JoinSpec(join_type=join_type.value, left_keys=left_keys, right_keys=right_keys,
+                             filter_nulls=[True] * len(left_keys), non_equi_condition=non_equi)
+        left_unique, right_unique = (self.unique_keys[left.node.id],
+                                     self.unique_keys[right.node.id])
+        specs = [_input_spec_label(unique, keys) for unique, keys in
+                 ((left_unique, left_keys), (right_unique, right_keys))]
+        description = (f"Join(joinType=[{join_type.label}], where=[{spark_sql(condition)}], "
+                       f"select=[{', '.join(renamed)}], leftInputSpec=[{specs[0]}], "
+                       f"rightInputSpec=[{specs[1]}])")
+        spec = dict(join_spec=join_spec, left_unique_keys=left_unique,
+                    right_unique_keys=right_unique, output_type=output.text,
+                    description=description)
+        cls, meta = REGISTRY.latest_class(node_name(StreamExecJoin))
+        if "state" in cls.model_fields and meta.version >= 2:
+            spec["state"] = [self._state_entry(index, name, relation.names if top_level else (),
+                                               ctx, is_join=True)
+                             for index, (name, relation) in enumerate(
+                                 (("leftState", left), ("rightState", right)))]
+        elif top_level and any(ctx.hints.state_ttl.for_input(r.names, True) is not None
+                               for r in (left, right)):
+            raise UnsupportedSqlError(
+                f"a STATE_TTL hint on a regular join at {where}: {meta.type_id} has no per-input "
+                f"state TTL in its plan (only 'table.exec.state.ttl')")
+        return self.add(StreamExecJoin, [left.node, right.node], **spec)
+
+    def _state_entry(self, index: int, name: str, input_names: tuple[str, ...],
+                     ctx: QueryContext, is_join: bool) -> StateMetadata:
+        """FLIP-292: a hinted TTL for this input, else the session's table.exec.state.ttl."""
+        hinted = ctx.hints.state_ttl.for_input(input_names, is_join) if input_names else None
+        ttl = hinted if hinted is not None else self.config.get(STATE_TTL)
+        return StateMetadata(index=index, ttl=format_duration_ms(ttl), name=name)
+
+    # --- aggregation ---------------------------------------------------------------------------
+    def _plan_aggregate(self, select: exp.Select, relation: Relation, ctx: QueryContext,
+                        sink_row: Optional[RowType], top_level: bool) -> Relation:
+        """Calc (group keys, arguments; WHERE) -> group aggregate -> Calc (HAVING, SELECT)."""
+        where = ctx.where
+        scope = Scope(relation.scope_fields, where)
+        input_row = relation.node.row_type
+        group = select.args.get("group")
+        keys = list(group.expressions) if group else []
+        if group and (group.args.get("grouping_sets") or group.args.get("cube")
+                      or group.args.get("rollup") or any(
+                          isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) for key in keys)):
+            raise UnsupportedSqlError("GROUPING SETS / CUBE / ROLLUP", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        having = select.args.get("having")
+        items = list(select.expressions)
+        calls: list[AggregateCall] = []
+        for expression in items + ([having.this] if having else []):
+            calls.extend(aggregate_calls(expression))
+        if any(isinstance(item, exp.Star) or (isinstance(item, exp.Column)
+                                              and isinstance(item.this, exp.Star)) for item in items):
+            raise PlanningError(f"{where}: SELECT * cannot be used with GROUP BY or aggregates; "
+                                f"name the grouped columns and aggregates")
+        # 1. the calc below the aggregate: group keys, then distinct aggregate arguments
+        key_sql = [self._sql(scope.rewrite(key), input_row, where) for key in keys]
+        arg_sql: list[str] = []
+        for call in calls:
+            if call.argument is not None:
+                text = self._sql(scope.rewrite(call.argument), input_row, where)
+                if text not in arg_sql:
+                    arg_sql.append(text)
+        where_clause = select.args.get("where")
+        condition = (self._sql(scope.rewrite(where_clause.this), input_row, where)
+                     if where_clause else None)
+        if condition is not None:
+            self.types.check_condition(input_row, condition, where)
+        projection = key_sql + arg_sql
+        key_names = [key.name if plain_column(key) else f"$f{i}" for i, key in enumerate(keys)]
+        names = _dedupe(key_names + [f"$f{len(keys) + i}" for i in range(len(arg_sql))])
+        node = relation.node
+        identity = projection == [f"`{n}`" for n in input_row.names] and condition is None
+        if not identity:
+            types = self.types.resolve(input_row, projection, None, where)
+            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition,
+                            output_type=RowType(tuple(map(Field, names, types))).text,
+                            description=_calc_description(projection, names, condition))
+        pre_row = node.row_type
+        # 2. the aggregate: group keys first, then one result per distinct call
+        specs: list[AggCallSpec] = []
+        call_columns: dict[str, str] = {}          # call text -> its result column
+        out_names = list(pre_row.names[:len(keys)])
+        for call in calls:
+            text = call.node.sql(dialect="spark")
+            arg_index = None if call.argument is None else len(keys) + arg_sql.index(
+                self._sql(scope.rewrite(call.argument), input_row, where))
+            same = next((spec for spec in specs if (spec.function, spec.distinct) ==
+                         (call.function, call.distinct) and spec.arg_list == (
+                             [] if arg_index is None else [arg_index])), None)
+            if same is not None:
+                call_columns[text] = same.name
+                continue
+            arg_type = pre_row.fields[arg_index].type if arg_index is not None else None
+            name = _dedupe(out_names + [f"EXPR${len(out_names)}"])[-1]
+            out_names.append(name)
+            specs.append(AggCallSpec(name=name, function=call.function,
+                                     arg_list=[] if arg_index is None else [arg_index],
+                                     distinct=call.distinct,
+                                     type=result_type(call.function, arg_type).text))
+            call_columns[text] = name
+        key_fields = [Field(f.name, f.type) for f in pre_row.fields[:len(keys)]]
+        output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
+                                             for spec in specs]))
+        need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
+        state = [self._state_entry(0, AGG_STATE_NAME, relation.names if top_level else (), ctx,
+                                   is_join=False)]
+        grouped = ", ".join(out_names[:len(keys)])
+        selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
+        description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
+                       f"select=[{selected}])")
+        agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(len(keys))),
+                       agg_calls=specs, generate_update_before=True,
+                       need_retraction=need_retraction, output_type=output.text,
+                       description=description, state=state)
+        # 3. the calc above: HAVING and the SELECT list, over the keys and the results
+        key_columns = {spark_sql(scope.rewrite(key)): output.fields[i].name
+                       for i, key in enumerate(keys)}
+
+        def over_aggregate(expression: exp.Expression) -> exp.Expression:
+            def replace(sub: exp.Expression) -> exp.Expression:
+                if isinstance(sub, exp.AggFunc):
+                    return _column(call_columns[sub.sql(dialect="spark")])
+                if not isinstance(sub, exp.Literal) and not any(
+                        isinstance(inner, exp.AggFunc) for inner in sub.walk()):
+                    text = spark_sql(scope.rewrite(sub))
+                    if text in key_columns:
+                        return _column(key_columns[text])
+                if isinstance(sub, exp.Column):
+                    raise PlanningError(
+                        f"{where}: column '{sub.sql(dialect='spark')}' is neither grouped nor "
+                        f"aggregated; add it to GROUP BY or aggregate it")
+                return sub
+
+            return expression.copy().transform(replace)
+
+        rewritten = []
+        for index, item in enumerate(items):
+            target = item.this if isinstance(item, exp.Alias) else item
+            name = (item.alias if isinstance(item, exp.Alias)
+                    else target.name if plain_column(target) else f"EXPR${index}")
+            rewritten.append(exp.alias_(over_aggregate(target), name, quoted=True))
+        having_expr = over_aggregate(having.this) if having else None
+        agg_scope = [ScopeField("", f.name, f) for f in output.fields]
+        return self._plan_projection(rewritten, Relation(agg, agg_scope), having_expr, ctx,
+                                     sink_row)
+
+    # --- properties that flow through the graph ---------------------------------------------
+    def _derive_unique_keys(self, node: ExecNode, inputs: list[ExecNode]) -> list[list[int]]:
+        """Flink's unique keys of a node's output, as far as the join's state needs them."""
+        if isinstance(node, StreamExecTableSourceScan):
+            pk = node.table.primary_key or []
+            return [[node.row_type.index(name) for name in pk]] if pk else []
+        if isinstance(node, StreamExecWatermarkAssigner):
+            return self.unique_keys[inputs[0].id]
+        if isinstance(node, StreamExecCalc):
+            input_names = inputs[0].row_type.names
+            position = {f"`{name}`": i for i, name in enumerate(input_names)}
+            mapped = {}
+            for out_index, expr in enumerate(node.projection):
+                if expr in position:
+                    mapped.setdefault(position[expr], out_index)
+            return [[mapped[i] for i in key] for key in self.unique_keys[inputs[0].id]
+                    if all(i in mapped for i in key)]
+        if isinstance(node, StreamExecGroupAggregate):
+            return [list(range(len(node.grouping)))]
+        return []
+
+    def _generate_update_before_where_needed(self) -> None:
+        """A group aggregate emits -U only when a consumer needs it (Flink's
+        UpdateKindTrait): sinks without a primary key, or whose key is not the input's
+        unique key, and filters need it; joins and aggregates need it from their inputs;
+        projections and inner joins pass the need on to their own inputs."""
+        consumers: dict[int, list[ExecNode]] = {node.id: [] for node in self.nodes}
+        for edge in self.edges:
+            consumers[edge.source].append(next(n for n in self.nodes if n.id == edge.target))
+        needs: dict[int, bool] = {}
+
+        def needs_update_before(node: ExecNode) -> bool:
+            if node.id not in needs:
+                needs[node.id] = any(_requires(consumer, node) for consumer in consumers[node.id])
+            return needs[node.id]
+
+        def _requires(consumer: ExecNode, producer: ExecNode) -> bool:
+            if isinstance(consumer, StreamExecSink):
+                key = consumer.table.primary_key
+                if not key:
+                    return True
+                wanted = sorted(consumer.row_type.index(name) for name in key)
+                return not any(sorted(k) == wanted for k in self.unique_keys[producer.id])
+            if isinstance(consumer, StreamExecCalc):
+                return consumer.condition is not None or needs_update_before(consumer)
+            if isinstance(consumer, StreamExecJoin) and consumer.join_type is JoinType.INNER:
+                return True
+            return True
+
+        changed = False
+        for index, node in enumerate(self.nodes):
+            if isinstance(node, StreamExecGroupAggregate):
+                wanted = needs_update_before(node)
+                if wanted != node.generate_update_before:
+                    self.nodes[index] = node.model_copy(update={"generate_update_before": wanted})
+                    changed = True
+        if changed:
+            self._reinfer_changelog()
+
+    def _reinfer_changelog(self) -> None:
+        plan = CompiledPlan(self.nodes, self.edges)
+        for index, node in enumerate(self.nodes):
+            inputs = plan.inputs_of(node)
+            self.modes[node.id], self.origins[node.id] = infer_node_changelog(
+                node, inputs, self.modes, self.origins)
+            if isinstance(node, StreamExecSink):
+                self.nodes[index] = node.model_copy(update={
+                    "input_changelog_mode": mode_names(self.modes[inputs[0].id])})
 
 
+def _has_aggregates(select: exp.Select) -> bool:
+    return any(isinstance(node, exp.AggFunc) for item in select.expressions for node in item.walk())
+
+
+def _column(name: str) -> exp.Column:
+    return exp.column(exp.to_identifier(name, quoted=True))
+
+
+def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
+    inner = "*" if not spec.arg_list else (
+        ("DISTINCT " if spec.distinct else "") + pre_row.fields[spec.arg_list[0]].name)
+    return f"{spec.function}({inner}) AS {spec.name}"
+
+
+def _input_spec_label(unique_keys: list[list[int]], join_keys: list[int]) -> str:
+    if not unique_keys:
+        return "NoUniqueKey"
+    if any(set(key) <= set(join_keys) for key in unique_keys):
+        return "JoinKeyContainsUniqueKey"
+    return "HasUniqueKey"
 
 
 def table_row_type(table: CreateTable, physical_only: bool) -> RowType:
@@ -349,8 +678,12 @@ def _reject_unsupported(select: exp.Select, position: Position) -> None:
         if select.args.get(key):
             raise UnsupportedSqlError(construct, position.line, position.column, position.source)
     for node in select.walk():
-        if isinstance(node, exp.Subquery) or (isinstance(node, exp.Select) and node is not select):
-            raise UnsupportedSqlError("subquery", position.line, position.column, position.source)
+        in_from = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
+        nested = isinstance(node, exp.Select) and node is not select and not isinstance(
+            node.parent, (exp.Subquery, exp.CTE))
+        if (isinstance(node, exp.Subquery) and not in_from) or nested:
+            raise UnsupportedSqlError("subquery in an expression (only in FROM and WITH)",
+                                      position.line, position.column, position.source)
 
 
 def _join_type(join: exp.Join, position: Position) -> JoinType:

@@ -1,0 +1,144 @@
+"""Table test programs for stream-exec-group-aggregate (Flink's GroupAggregateTestPrograms).
+
+Every row is its own micro-batch. An aggregate emits, per input row, what Flink's
+GroupAggFunction emits: +I for a key's first row, -U (when the sink needs it) and +U on a
+change, nothing when the result did not change, -D when a key's rows are all retracted.
+Each program's keys are seen before the restore and updated after it, so the accumulators
+must come back from the checkpoint.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+ORDERS = ("id INT", "k STRING", "v BIGINT")
+
+
+def source(name: str, before: list, after: list, schema=ORDERS, changelog: bool = False):
+    builder = SourceTestStep.new_builder(name).add_schema(*schema)
+    if changelog:
+        builder = builder.add_option("changelog-mode", "I,UB,UA,D")
+    return builder.producing_before_restore(*before).producing_after_restore(*after).build()
+
+
+def sink(name: str, schema: tuple[str, ...], before: list[str], after: list[str],
+         materialized: bool = False):
+    builder = (SinkTestStep.new_builder(name).add_schema(*schema)
+               .add_option("sink-insert-only", "false"))
+    if materialized:
+        builder = builder.testing_materialized_data()
+    return builder.consuming_before_restore(*before).consuming_after_restore(*after).build()
+
+
+def program(id: str, description: str, sources: list, sink_step, sql: str, config=None):
+    builder = TableTestProgram.of(id, description)
+    for key, value in (config or {}).items():
+        builder = builder.setup_config(key, value)
+    for step in sources:
+        builder = builder.setup_table_source(step)
+    return builder.setup_table_sink(sink_step).run_sql(sql).build()
+
+
+# a: 10, then 5 (before); b: 3, then 7; a: 1; c: 2 (after). AVG of BIGINT is a BIGINT,
+# truncated (15 / 2 = 7, 16 / 3 = 5, 10 / 2 = 5), as in Flink.
+SIMPLE_ROWS = ([[1, "a", 10], [2, "b", 3], [3, "a", 5]], [[4, "b", 7], [5, "a", 1], [6, "c", 2]])
+GROUP_BY_SIMPLE = program(
+    "group-aggregate-simple", "COUNT(*), SUM, MIN, MAX and AVG per key on a retract sink",
+    [source("T", *SIMPLE_ROWS)],
+    sink("S", ("k STRING", "cnt BIGINT", "total BIGINT", "mn BIGINT", "mx BIGINT", "av BIGINT"),
+         ["+I[a, 1, 10, 10, 10, 10]", "+I[b, 1, 3, 3, 3, 3]",
+          "-U[a, 1, 10, 10, 10, 10]", "+U[a, 2, 15, 5, 10, 7]"],
+         ["-U[b, 1, 3, 3, 3, 3]", "+U[b, 2, 10, 3, 7, 5]",
+          "-U[a, 2, 15, 5, 10, 7]", "+U[a, 3, 16, 1, 10, 5]", "+I[c, 1, 2, 2, 2, 2]"]),
+    "INSERT INTO S SELECT k, COUNT(*), SUM(v), MIN(v), MAX(v), AVG(v) FROM T GROUP BY k")
+
+# The sink's primary key is the group key: an upsert sink, so no -U rows are generated.
+GROUP_BY_UPSERT_SINK = program(
+    "group-aggregate-upsert-sink", "an upsert sink keyed like the aggregate gets no -U rows",
+    [source("T", *SIMPLE_ROWS)],
+    sink("S", ("k STRING", "cnt BIGINT", "total BIGINT", "PRIMARY KEY (k) NOT ENFORCED"),
+         ["+I[a, 1, 10]", "+I[b, 1, 3]", "+U[a, 2, 15]"],
+         ["+U[b, 2, 10]", "+U[a, 3, 16]", "+I[c, 1, 2]"]),
+    "INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k")
+
+# COUNT(DISTINCT v) and COUNT(v) skip NULLs; COUNT(*) counts every row.
+# a: 1, 1, NULL (before) then 2; b: NULL (after).
+GROUP_BY_DISTINCT = program(
+    "group-aggregate-distinct", "COUNT(DISTINCT), COUNT(column) and COUNT(*) with NULLs",
+    [source("T", [[1, "a", 1], [2, "a", 1], [3, "a", None]], [[4, "a", 2], [5, "b", None]])],
+    sink("S", ("k STRING", "dv BIGINT", "cv BIGINT", "cnt BIGINT"),
+         ["+I[a, 1, 1, 1]", "-U[a, 1, 1, 1]", "+U[a, 1, 2, 2]", "-U[a, 1, 2, 2]", "+U[a, 1, 2, 3]"],
+         ["-U[a, 1, 2, 3]", "+U[a, 2, 3, 4]", "+I[b, 0, 0, 1]"]),
+    "INSERT INTO S SELECT k, COUNT(DISTINCT v), COUNT(v), COUNT(*) FROM T GROUP BY k")
+
+# HAVING filters the aggregate's changelog row by row: a's first result (count 1) and its
+# retraction are filtered out, so the sink sees a's +U[a, 15] without an earlier +I, as in
+# Flink; after the restore a's -U of (15, count 2) passes the filter, and so does b's +U.
+GROUP_BY_HAVING = program(
+    "group-aggregate-having", "HAVING filters the aggregate's updates row by row",
+    [source("T", *SIMPLE_ROWS)],
+    sink("S", ("k STRING", "total BIGINT"),
+         ["+U[a, 15]"],
+         ["+U[b, 10]", "-U[a, 15]", "+U[a, 16]"]),
+    "INSERT INTO S SELECT k, SUM(v) FROM T GROUP BY k HAVING COUNT(*) > 1")
+
+# Without GROUP BY: one global row, inserted by the first input row and updated by each.
+GROUP_BY_GLOBAL = program(
+    "group-aggregate-global", "an aggregate without GROUP BY keeps one global row",
+    [source("T", [[1, "a", 10], [2, "b", 3]], [[3, "a", 5]])],
+    sink("S", ("cnt BIGINT", "total BIGINT", "mx STRING"),
+         ["+I[1, 10, a]", "-U[1, 10, a]", "+U[2, 13, b]"],
+         ["-U[2, 13, b]", "+U[3, 18, b]"]),
+    "INSERT INTO S SELECT COUNT(*), SUM(v), MAX(k) FROM T")
+
+# A changelog source: its -U/+U/-D are retracted exactly; a's rows all retracted -> -D.
+GROUP_BY_RETRACT_INPUT = program(
+    "group-aggregate-retract-input", "updates and deletes of the input are retracted; a key "
+    "whose rows are all deleted is deleted",
+    [source("T", [[1, "a", 10], [2, "a", 5], {"kind": "-U", "values": [1, "a", 10]},
+                  {"kind": "+U", "values": [1, "a", 20]}],
+            [{"kind": "-D", "values": [2, "a", 5]}, {"kind": "-D", "values": [1, "a", 20]},
+             [3, "b", 1]], changelog=True)],
+    sink("S", ("k STRING", "cnt BIGINT", "total BIGINT"),
+         ["+I[a, 1, 10]", "-U[a, 1, 10]", "+U[a, 2, 15]", "-U[a, 2, 15]", "+U[a, 1, 5]",
+          "-U[a, 1, 5]", "+U[a, 2, 25]"],
+         ["-U[a, 2, 25]", "+U[a, 1, 20]", "-D[a, 1, 20]", "+I[b, 1, 1]"]),
+    "INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k")
+
+# An aggregate of an aggregate: how many keys have each count. The inner aggregate's
+# -U[a, 1] / +U[a, 2] move key a from count 1 to count 2.
+#   inner: +I[a,1] +I[b,1] -U[a,1] +U[a,2] | after: -U[b,1] +U[b,2] -U[a,2] +U[a,3]
+GROUP_BY_OF_AGGREGATE = program(
+    "group-aggregate-of-aggregate", "an aggregate over another aggregate's updates",
+    [source("T", [[1, "a", 0], [2, "b", 0], [3, "a", 0]], [[4, "b", 0], [5, "a", 0]])],
+    sink("S", ("cnt BIGINT", "keys BIGINT"),
+         ["+I[1, 1]", "-U[1, 1]", "+U[1, 2]", "-U[1, 2]", "+U[1, 1]", "+I[2, 1]"],
+         ["-D[1, 1]", "-U[2, 1]", "+U[2, 2]", "-U[2, 2]", "+U[2, 1]", "+I[3, 1]"]),
+    "INSERT INTO S SELECT cnt, COUNT(*) FROM (SELECT k, COUNT(*) AS cnt FROM T GROUP BY k) "
+    "GROUP BY cnt")
+
+# Flink's result types: SUM keeps INT and DOUBLE and widens DECIMAL(10, 2) to DECIMAL(38, 2);
+# AVG of INT is an INT (7 / 2 = 3), of DECIMAL(10, 2) a DECIMAL(38, 6).
+GROUP_BY_TYPES = program(
+    "group-aggregate-types", "SUM and AVG over INT, DOUBLE and DECIMAL keep Flink's types",
+    [source("T", [[1, 3, 1.5, "1.25"], [1, 4, 2.0, "2.00"]], [[1, 1, 0.25, "0.10"]],
+            schema=("g INT", "i INT", "d DOUBLE", "m DECIMAL(10, 2)"))],
+    sink("S", ("g INT", "si INT", "ai INT", "sd DOUBLE", "sm DECIMAL(38, 2)", "am DECIMAL(38, 6)"),
+         ["+I[1, 3, 3, 1.5, 1.25, 1.250000]", "-U[1, 3, 3, 1.5, 1.25, 1.250000]",
+          "+U[1, 7, 3, 3.5, 3.25, 1.625000]"],
+         ["-U[1, 7, 3, 3.5, 3.25, 1.625000]", "+U[1, 8, 2, 3.75, 3.35, 1.116667]"]),
+    "INSERT INTO S SELECT g, SUM(i), AVG(i), SUM(d), SUM(m), AVG(m) FROM T GROUP BY g")
+
+# STATE_TTL by table name (1 day: nothing expires in a test). With TTL on, Flink re-emits an
+# unchanged result (-U/+U of the same row) so downstream state is refreshed.
+AGG_WITH_STATE_TTL_HINT = program(
+    "group-aggregate-state-ttl-hint", "a STATE_TTL hint sets the aggregate's state TTL in the "
+    "plan; with TTL an unchanged result is re-emitted",
+    [source("T", [[1, "a", 5], [2, "a", 3]], [[3, "a", 1], [4, "a", 9]])],
+    sink("S", ("k STRING", "mx BIGINT"),
+         ["+I[a, 5]", "-U[a, 5]", "+U[a, 5]"],
+         ["-U[a, 5]", "+U[a, 5]", "-U[a, 5]", "+U[a, 9]"]),
+    "INSERT INTO S SELECT /*+ STATE_TTL('T' = '1d') */ k, MAX(v) FROM T GROUP BY k")
+
+PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_HAVING,
+            GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
+            AGG_WITH_STATE_TTL_HINT]

@@ -1,0 +1,115 @@
+"""Group aggregation: `SELECT k, COUNT(*), SUM(v) ... GROUP BY k [HAVING ...]` (and global
+aggregates without GROUP BY) over insert-only or updating input, with retraction."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..changelog import INSERT_ONLY, OP_COLUMN, RowKind
+from ..errors import ChangelogModeError
+from ..types import RowType, SqlType, parse_type
+from .base import ExecNode, PlanModel
+from .metadata import exec_node
+
+STATE_NAME = "groupAggregateState"
+
+
+class AggCallSpec(PlanModel):
+    name: str                      # the output field
+    function: str                  # COUNT | SUM | MIN | MAX | AVG
+    arg_list: list[int]            # input field indexes ([] for COUNT(*))
+    distinct: bool = False
+    type: str                      # SQL result type
+
+
+def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
+    """The type SUM and AVG keep their running sum in (Flink's accumulators)."""
+    if function == "SUM":
+        return result.with_nullable(True)
+    if function != "AVG":
+        return None
+    if arg.name == "DECIMAL":
+        return SqlType("DECIMAL", (38, arg.params[1] if len(arg.params) > 1 else 0))
+    if arg.name in ("FLOAT", "DOUBLE"):
+        return SqlType("DOUBLE")
+    return SqlType("BIGINT")
+
+
+@exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
+           min_state_version="0.1")
+class StreamExecGroupAggregate(ExecNode):
+    grouping: list[int]
+    agg_calls: list[AggCallSpec]
+    generate_update_before: bool
+    need_retraction: bool
+
+    # --- changelog -----------------------------------------------------------------------
+    def output_changelog(self, inputs):
+        kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER}
+        if self.generate_update_before:
+            kinds.add(RowKind.UPDATE_BEFORE)
+        if inputs[0] != INSERT_ONLY:
+            kinds.add(RowKind.DELETE)      # a key whose rows are all retracted
+        return frozenset(kinds)
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        kinds = inputs[0]
+        if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+            producer = origins[0][RowKind.UPDATE_AFTER]
+            raise ChangelogModeError(
+                f"Group aggregate node {self.id} needs the update-before rows (-U) of its input "
+                f"to retract exactly, but node {producer.id} '{producer.type}' "
+                f"({producer.description}) emits updates without them.")
+        if kinds != INSERT_ONLY and not self.need_retraction:
+            raise ChangelogModeError(
+                f"Group aggregate node {self.id} has needRetraction=false but its input emits "
+                f"retractions; the plan was edited inconsistently.")
+
+    # --- state ---------------------------------------------------------------------------
+    @property
+    def ttl_ms(self) -> int:
+        return self.state[0].ttl_ms if self.state else 0
+
+    def runtime_calls(self):
+        from ..runtime.group_aggregate import AggCall
+
+        return tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                             call.distinct, call.type) for call in self.agg_calls)
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        from ..runtime.group_aggregate import state_layout
+
+        (row,) = inputs
+        grouping = ", ".join(f"`{row.fields[i].name}`: {_ddl(row.fields[i].type)}"
+                             for i in self.grouping) or "`__g`: INT"
+        args = [row.fields[call.arg_list[0]].type if call.arg_list else None
+                for call in self.agg_calls]
+        sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
+                for call, arg in zip(self.agg_calls, args)]
+        return state_layout(grouping, self.runtime_calls(),
+                            [_ddl(arg) if arg else None for arg in args],
+                            [_ddl(total) if total else None for total in sums])
+
+    # --- runtime -------------------------------------------------------------------------
+    def translate(self, ctx, inputs):
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+
+        from ..runtime.group_aggregate import GroupAggParams, make_processor_class
+
+        (frame,) = inputs
+        (input_row,) = ctx.input_types(self)
+        input_names = tuple(input_row.names)
+        if not self.grouping:                  # a global aggregate: one constant key
+            frame = frame.withColumn("__g", F.lit(0))
+        keys = [f"`{input_names[i]}`" for i in self.grouping] or ["__g"]
+        params = GroupAggParams(len(self.grouping), self.runtime_calls(),
+                                self.generate_update_before, self.ttl_ms)
+        output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+        processor = make_processor_class()(params, self.state_layout([input_row]), input_names,
+                                           tuple(self.row_type.names))
+        return frame.groupBy(*keys).transformWithState(processor, output, "Append",
+                                                       "ProcessingTime")
+
+
+def _ddl(sql_type: SqlType) -> str:
+    return sql_type.to_spark().simpleString().upper()

@@ -1,0 +1,119 @@
+"""Regular join: `a [LEFT|RIGHT|FULL] JOIN b ON a.k = b.k [AND <condition>]` without time
+bounds, over insert-only or updating inputs (Flink's StreamExecJoin)."""
+from __future__ import annotations
+
+from ..changelog import INSERT_ONLY, OP_COLUMN, RowKind
+from ..errors import ChangelogModeError
+from ..join_type import JoinType
+from ..options import STATE_TTL
+from ..types import RowType
+from .base import ExecNode
+from .common import JoinSpec
+from .metadata import exec_node
+
+LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
+
+
+@exec_node(name="stream-exec-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(STATE_TTL.key,))
+class StreamExecJoin(ExecNode):
+    arity = 2
+    join_spec: JoinSpec
+    left_unique_keys: list[list[int]]        # of the left input (Flink: leftUniqueKeys)
+    right_unique_keys: list[list[int]]
+
+    @property
+    def join_type(self) -> JoinType:
+        return JoinType(self.join_spec.join_type)
+
+    # --- changelog -----------------------------------------------------------------------
+    def output_changelog(self, inputs):
+        """Flink's StreamingJoinOperator: an inner side forwards its input's kinds (+I/+U,
+        -D/-U) unless the other side is outer, an outer side emits +I/-D, and padding is
+        emitted (+I) and retracted (-D)."""
+        join_type = self.join_type
+        kinds = set()
+        for own_outer, other_outer, own in ((join_type.left_outer, join_type.right_outer, inputs[0]),
+                                            (join_type.right_outer, join_type.left_outer, inputs[1])):
+            kinds.add(RowKind.INSERT)
+            retracting = own - {RowKind.INSERT, RowKind.UPDATE_AFTER}
+            if own_outer:
+                kinds |= {RowKind.DELETE} if retracting else set()
+            else:
+                kinds |= retracting
+                if not other_outer:
+                    kinds |= own & {RowKind.UPDATE_AFTER}
+        if join_type is not JoinType.INNER:
+            kinds.add(RowKind.DELETE)          # padding is retracted when a match arrives
+        return frozenset(kinds)
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        for side, kinds, origin in zip(("left", "right"), inputs, origins):
+            if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+                producer = origin[RowKind.UPDATE_AFTER]
+                raise ChangelogModeError(
+                    f"Join node {self.id} needs the update-before rows (-U) of its {side} input "
+                    f"to retract joined rows, but node {producer.id} '{producer.type}' "
+                    f"({producer.description}) emits updates without them.")
+
+    # --- options and state ---------------------------------------------------------------
+    def read_options(self, config):
+        return {"state_ttl_ms": config.get(STATE_TTL)}
+
+    def ttl_ms(self, options: dict) -> tuple[int, int]:
+        """(left, right) state TTL in milliseconds; 0 = never expires."""
+        return options["state_ttl_ms"], options["state_ttl_ms"]
+
+    def side_specs(self):
+        from ..runtime.join import CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY, SideSpec
+
+        def spec(unique_keys: list[list[int]], join_keys: list[int]) -> SideSpec:
+            # Flink's JoinUtil.analyzeJoinInput: the smallest unique key the join key
+            # contains, else the smallest unique key, else none.
+            if not unique_keys:
+                return SideSpec(NO_UNIQUE_KEY)
+            contained = [key for key in unique_keys if set(key) <= set(join_keys)]
+            if contained:
+                return SideSpec(CONTAINS_UNIQUE_KEY, tuple(min(contained, key=len)))
+            return SideSpec(HAS_UNIQUE_KEY, tuple(min(unique_keys, key=len)))
+
+        return (spec(self.left_unique_keys, self.join_spec.left_keys),
+                spec(self.right_unique_keys, self.join_spec.right_keys))
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        from ..runtime.join import LEFT_RECORDS, RIGHT_RECORDS, side_layout
+
+        layouts = {}
+        for name, row, spec, outer in zip((LEFT_RECORDS, RIGHT_RECORDS), inputs, self.side_specs(),
+                                          (self.join_type.left_outer, self.join_type.right_outer)):
+            unique = ", ".join(_field_ddl(row, i) for i in spec.unique_key)
+            row_ddl = ", ".join(_field_ddl(row, i) for i in range(len(row.fields)))
+            layouts[name] = side_layout(name, spec, row_ddl, unique, outer)
+        return layouts
+
+    # --- runtime -------------------------------------------------------------------------
+    def translate(self, ctx, inputs):
+        from pyspark.sql import types as T
+
+        from ..runtime.join import JoinParams, make_processor_class
+        from .two_input import keyed_union
+
+        left, right = inputs
+        left_row, right_row = ctx.input_types(self)
+        union, key_names = keyed_union(left, right, self.join_spec.left_keys,
+                                       self.join_spec.right_keys)
+        left_ttl, right_ttl = self.ttl_ms(ctx.options(self))
+        left_spec, right_spec = self.side_specs()
+        params = JoinParams(self.join_spec.join_type, len(left_row.fields), len(right_row.fields),
+                            left_spec, right_spec, tuple(self.row_type.names),
+                            self.join_spec.non_equi_condition, left_ttl, right_ttl)
+        output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+        processor = make_processor_class()(params, self.state_layout([left_row, right_row]),
+                                           len(self.join_spec.left_keys))
+        return union.groupBy(*key_names).transformWithState(processor, output, "Append",
+                                                            "ProcessingTime")
+
+
+def _field_ddl(row: RowType, index: int) -> str:
+    field = row.fields[index]
+    return f"`{field.name}`: {field.type.to_spark().simpleString().upper()}"

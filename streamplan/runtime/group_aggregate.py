@@ -1,0 +1,255 @@
+"""Group aggregation with retraction, as a transformWithState processor.
+
+`GroupAggCore` follows Flink's GroupAggFunction record by record: the first row of a key
+emits +I, a change emits -U (when the consumer needs it) and +U, a result that did not
+change emits nothing (unless state TTL is on, as in Flink), and a key whose row count
+falls to zero emits -D and forgets its state. A retraction for a key without state is
+ignored. Accumulators retract exactly: MIN, MAX and COUNT(DISTINCT) keep every value
+with its count (Flink's MinWithRetract / MapView), SUM and AVG keep sum and count.
+
+`GroupAggProcessor` reads a key's accumulators once per batch and writes them once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Iterator, Optional
+
+from ..changelog import OP_COLUMN, RowKind
+from .state_ttl import spark_ttl_ms
+
+COUNT, SUM, MIN, MAX, AVG = "COUNT", "SUM", "MIN", "MAX", "AVG"
+FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG)
+ACC_STATE = "acc-state"
+
+
+@dataclass(frozen=True)
+class AggCall:
+    """One aggregate: its function, argument (input index; None for COUNT(*)), DISTINCT,
+    and the SQL result type ('INT', 'DECIMAL(38,2)', ...) that fixes rounding."""
+
+    function: str
+    arg: Optional[int]
+    distinct: bool
+    result_type: str
+
+    @property
+    def keeps_values(self) -> bool:
+        """MIN/MAX and DISTINCT keep every value with its count, to retract exactly."""
+        return self.function in (MIN, MAX) or self.distinct
+
+
+@dataclass(frozen=True)
+class GroupAggParams:
+    key_arity: int
+    calls: tuple[AggCall, ...]
+    generate_update_before: bool       # the consumer needs -U rows
+    ttl_ms: int = 0                    # > 0: emit even unchanged results (Flink, with TTL)
+
+
+def _initial(call: AggCall) -> Any:
+    if call.keeps_values:
+        return {}
+    if call.function in (SUM, AVG):
+        return [None, 0]               # sum of the non-NULL values, their count
+    return 0                           # COUNT
+
+
+def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
+    """Accumulate (sign 1) or retract (sign -1) one input value into one accumulator."""
+    if call.arg is not None and value is None:
+        return acc                     # aggregates skip NULL arguments
+    if call.keeps_values:
+        count = acc.get(value, 0) + sign
+        if count == 0:
+            acc.pop(value, None)
+        else:
+            acc[value] = count         # may go negative: a retraction before its row
+        return acc
+    if call.function in (SUM, AVG):
+        total, count = acc
+        if total is None:
+            total = value * sign
+        else:
+            total = total + value if sign > 0 else total - value
+        return [total, count + sign]
+    return acc + sign                  # COUNT
+
+
+def _result(call: AggCall, acc: Any) -> Any:
+    if call.keeps_values:
+        present = [value for value, count in acc.items() if count > 0]
+        if call.function == COUNT:
+            return len(present)
+        if not present:
+            return None
+        return min(present) if call.function == MIN else max(present)
+    if call.function == COUNT:
+        return acc
+    total, count = acc
+    if count == 0:
+        return None
+    if call.function == SUM:
+        return _fit(total, call.result_type)
+    if isinstance(total, float):
+        return total / count
+    if isinstance(total, Decimal):
+        return _fit(total / Decimal(count), call.result_type)
+    quotient = abs(total) // count     # Java's integral division truncates towards zero
+    return quotient if total >= 0 else -quotient
+
+
+def _fit(value: Any, result_type: str) -> Any:
+    """DECIMAL results carry their type's scale (half up, as Flink rounds)."""
+    if isinstance(value, Decimal) and result_type.startswith("DECIMAL"):
+        scale = int(result_type.rstrip(")").split(",")[1]) if "," in result_type else 0
+        return value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+    return value
+
+
+@dataclass
+class Accumulators:
+    row_count: int
+    values: list[Any]
+
+
+Output = tuple[int, tuple]               # (row kind code, key + aggregate values)
+
+
+class GroupAggCore:
+    """Flink's GroupAggFunction for one key."""
+
+    def __init__(self, params: GroupAggParams):
+        self.p = params
+
+    def create(self) -> Accumulators:
+        return Accumulators(0, [_initial(call) for call in self.p.calls])
+
+    def results(self, acc: Accumulators) -> tuple:
+        return tuple(_result(call, value) for call, value in zip(self.p.calls, acc.values))
+
+    def process(self, key: tuple, acc: Optional[Accumulators], kind: RowKind, row: tuple,
+                out: list[Output]) -> Optional[Accumulators]:
+        """One input row; returns the key's accumulators afterwards (None: no state)."""
+        accumulate = kind.is_accumulate
+        if acc is None:
+            if not accumulate:
+                return None            # a retraction for a key without state: ignored
+            first, acc = True, self.create()
+        else:
+            first = False
+        before = self.results(acc)
+        sign = 1 if accumulate else -1
+        acc.row_count += sign
+        for index, call in enumerate(self.p.calls):
+            value = row[call.arg] if call.arg is not None else None
+            acc.values[index] = _apply(call, acc.values[index], value, sign)
+        after = self.results(acc)
+        if acc.row_count == 0:
+            if not first:
+                out.append((RowKind.DELETE.code, key + before))
+            return None
+        if first:
+            out.append((RowKind.INSERT.code, key + after))
+        elif self.p.ttl_ms > 0 or before != after:
+            if self.p.generate_update_before:
+                out.append((RowKind.UPDATE_BEFORE.code, key + before))
+            out.append((RowKind.UPDATE_AFTER.code, key + after))
+        return acc
+
+
+# --- the Spark side ---------------------------------------------------------------------------
+
+def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
+                 sum_ddls: list[Optional[str]]) -> dict[str, dict[str, str]]:
+    """One value per grouping key: the row count and one accumulator per aggregate call,
+    with processing-time TTL (always on; see runtime.state_ttl)."""
+    fields = ["rowCount: BIGINT"]
+    for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
+        if call.keeps_values:
+            fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
+        elif call.function in (SUM, AVG):
+            fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
+        else:
+            fields.append(f"a{index}: BIGINT")
+    return {ACC_STATE: {"kind": "value", "value": f"acc STRUCT<{', '.join(fields)}>",
+                        "grouping": grouping_ddl, "ttl": "processing-time"}}
+
+
+def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
+    values = []
+    for call, value in zip(calls, acc.values):
+        if call.keeps_values:
+            values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
+        elif call.function in (SUM, AVG):
+            values.append(tuple(value))
+        else:
+            values.append(value)
+    return ((acc.row_count, *values),)
+
+
+def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
+    (struct,) = stored
+    fields = list(struct.values()) if isinstance(struct, dict) else list(struct)
+    values = []
+    for call, value in zip(calls, fields[1:]):
+        if call.keeps_values:
+            values.append({_plain(item)[0]: _plain(item)[1] for item in value or []})
+        elif call.function in (SUM, AVG):
+            values.append(list(_plain(value)))
+        else:
+            values.append(value)
+    return Accumulators(fields[0], values)
+
+
+def _plain(struct) -> tuple:
+    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
+
+
+def make_processor_class():
+    """Defined lazily so the planner can import this module without a Spark worker."""
+    from pyspark.sql import Row
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class GroupAggProcessor(StatefulProcessor):
+        def __init__(self, params: GroupAggParams, layout: dict[str, dict[str, str]],
+                     input_names: tuple[str, ...], output_names: tuple[str, ...]):
+            self.params = params
+            self.layout = layout
+            self.input_names = input_names
+            self.output_names = output_names
+
+        def init(self, handle) -> None:
+            spec = self.layout[ACC_STATE]
+            self.state = handle.getValueState(ACC_STATE, spec["value"],
+                                              spark_ttl_ms(self.params.ttl_ms))
+            self.core = GroupAggCore(self.params)
+
+        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
+            decoded = []
+            for row in rows:
+                kind = RowKind.from_code(row[OP_COLUMN])
+                values = tuple(row[name] for name in self.input_names)
+                decoded.append((kind.is_accumulate, repr(values), kind, values))
+            # Retractions before accumulations: the order in which one upstream record's
+            # changes arrive (Flink's operators emit -U/-D before +U/+I); then by value,
+            # so that outputs are the same run after run.
+            decoded.sort(key=lambda item: item[:2])
+            stored = self.state.get()
+            acc = _decode(stored, self.params.calls) if stored is not None else None
+            group = tuple(key)[:self.params.key_arity]
+            out: list[Output] = []
+            for _, _, kind, values in decoded:
+                acc = self.core.process(group, acc, kind, values, out)
+            if acc is None:
+                self.state.clear()
+            else:
+                self.state.update(_encode(acc, self.params.calls))
+            names = self.output_names
+            return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code})
+                         for code, values in out])
+
+        def close(self) -> None:
+            pass
+
+    return GroupAggProcessor

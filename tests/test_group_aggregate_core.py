@@ -1,0 +1,92 @@
+"""Group aggregation without Spark: Flink's GroupAggFunction record by record."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from streamplan.changelog import RowKind
+from streamplan.runtime.group_aggregate import AggCall, GroupAggCore, GroupAggParams
+
+I, UB, UA, D = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
+COUNT_STAR = AggCall("COUNT", None, False, "BIGINT NOT NULL")
+
+
+def run(calls, rows, update_before=True, ttl_ms=0):
+    """Feed (kind, row) pairs of one key; the output as (kind, values) with kinds as text."""
+    core = GroupAggCore(GroupAggParams(1, tuple(calls), update_before, ttl_ms))
+    acc, out = None, []
+    for kind, row in rows:
+        acc = core.process(("k",), acc, kind, row, out)
+    return [(RowKind.from_code(code).short, values[1:]) for code, values in out], acc
+
+
+def test_first_row_inserts_a_change_updates_and_the_last_retraction_deletes():
+    out, acc = run([COUNT_STAR, AggCall("SUM", 0, False, "BIGINT")],
+                   [(I, (10,)), (I, (5,)), (UB, (10,)), (UB, (5,))])
+    assert out == [("+I", (1, 10)), ("-U", (1, 10)), ("+U", (2, 15)),
+                   ("-U", (2, 15)), ("+U", (1, 5)), ("-D", (1, 5))]
+    assert acc is None                         # state is cleared with the -D
+
+
+def test_no_update_before_when_the_consumer_does_not_need_it():
+    out, _ = run([COUNT_STAR], [(I, (1,)), (I, (2,))], update_before=False)
+    assert out == [("+I", (1,)), ("+U", (2,))]
+
+
+def test_an_unchanged_result_emits_nothing_unless_ttl_is_on():
+    rows = [(I, (3,)), (I, (1,))]                    # MAX stays 3
+    assert run([AggCall("MAX", 0, False, "INT")], rows)[0] == [("+I", (3,))]
+    # Flink re-emits with TTL on, so downstream state is refreshed
+    assert run([AggCall("MAX", 0, False, "INT")], rows, ttl_ms=1000)[0] == [
+        ("+I", (3,)), ("-U", (3,)), ("+U", (3,))]
+
+
+def test_a_retraction_for_a_key_without_state_is_ignored():
+    out, acc = run([COUNT_STAR], [(D, (1,)), (UB, (1,))])
+    assert out == [] and acc is None
+
+
+def test_min_and_max_retract_exactly_by_keeping_every_value():
+    calls = [AggCall("MIN", 0, False, "INT"), AggCall("MAX", 0, False, "INT")]
+    out, acc = run(calls, [(I, (5,)), (I, (1,)), (I, (9,)), (I, (1,)), (D, (1,)), (D, (9,)),
+                           (D, (1,))])
+    assert [values for _, values in out if _ in ("+I", "+U")] == [
+        (5, 5), (1, 5), (1, 9), (1, 5), (5, 5)]
+    # the duplicate 1 kept MIN at 1 after one of them was retracted: nothing emitted then
+    assert ("+U", (1, 9)) in out and out.count(("+U", (1, 9))) == 1
+    assert acc.values[0] == {5: 1} and acc.values[1] == {5: 1}
+
+
+def test_count_of_a_column_and_count_distinct_skip_nulls():
+    calls = [AggCall("COUNT", 0, False, "BIGINT NOT NULL"),
+             AggCall("COUNT", 0, True, "BIGINT NOT NULL"), COUNT_STAR]
+    out, _ = run(calls, [(I, ("a",)), (I, (None,)), (I, ("a",)), (I, ("b",)), (D, ("a",))])
+    # after a, NULL, a, b and -a: non-null a, b (2); distinct a, b (2); 4 rows, 1 retracted
+    assert out[-1] == ("+U", (2, 2, 3))
+
+
+def test_sum_and_avg_over_no_non_null_value_are_null_and_avg_truncates_like_java():
+    calls = [AggCall("SUM", 0, False, "INT"), AggCall("AVG", 0, False, "INT"), COUNT_STAR]
+    out, _ = run(calls, [(I, (None,)), (I, (-7,)), (I, (2,))])
+    assert out[0] == ("+I", (None, None, 1))
+    assert out[-1] == ("+U", (-5, -2, 3))        # -5 / 2 = -2.5 -> -2 (towards zero)
+
+
+def test_decimal_avg_rounds_half_up_to_the_result_scale():
+    call = AggCall("AVG", 0, False, "DECIMAL(38,6)")
+    out, _ = run([call], [(I, (Decimal("1.00"),)), (I, (Decimal("2.00"),)), (I, (Decimal("2.00"),))])
+    assert out[-1] == ("+U", (Decimal("1.666667"),))
+
+
+def test_double_sum_retracts_by_subtracting_as_flink_does():
+    out, _ = run([AggCall("SUM", 0, False, "DOUBLE"), COUNT_STAR],
+                 [(I, (0.1,)), (I, (0.2,)), (UB, (0.1,))])
+    assert out[-1] == ("+U", (0.1 + 0.2 - 0.1, 1))   # not 0.2: the running sum is kept
+
+
+@pytest.mark.parametrize("update_before", [True, False])
+def test_retract_then_accumulate_of_an_update_in_one_batch(update_before):
+    """An upstream update (-U old, +U new) of the only row of a key: -D then +I, as Flink."""
+    out, _ = run([COUNT_STAR], [(I, (1,)), (UB, (1,)), (UA, (2,))], update_before)
+    assert out == [("+I", (1,)), ("-D", (1,)), ("+I", (1,))]

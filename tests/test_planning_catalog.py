@@ -1,0 +1,116 @@
+"""Planning aggregates, regular joins, subqueries and CTEs: plan shape, Flink's result types,
+update-before only where a consumer needs it, unique keys for join state, and errors."""
+from __future__ import annotations
+
+import pytest
+
+from streamplan.api import TableEnvironment
+from streamplan.changelog import RowKind
+from streamplan.errors import PlanningError, UnsupportedSqlError
+from streamplan.planner.planner import check_changelog
+
+pytestmark = pytest.mark.spark
+
+DDL = """
+CREATE TABLE O (id INT, k INT, v BIGINT, d DECIMAL(10, 2), s STRING) WITH ('connector' = 'values');
+CREATE TABLE C (k INT, name STRING, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'values', 'changelog-mode' = 'I,UB,UA,D');
+CREATE TABLE Retract (k INT, n BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE Upsert (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE Appended (k INT, n BIGINT) WITH ('connector' = 'values');
+CREATE TABLE Joined (id INT, name STRING) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+
+
+@pytest.fixture()
+def env(spark):
+    environment = TableEnvironment(spark=spark)
+    environment.execute_sql(DDL)
+    return environment
+
+
+def node(plan, prefix):
+    (found,) = [n for n in plan.nodes if n.type.startswith(prefix)]
+    return found
+
+
+def kinds(plan, prefix):
+    return check_changelog(plan)[node(plan, prefix).id]
+
+
+def test_an_aggregate_is_a_calc_an_aggregate_and_a_calc_with_flinks_types(env):
+    plan = env.compile_sql("INSERT INTO Retract SELECT k, SUM(v) FROM O WHERE v > 0 GROUP BY k "
+                           "HAVING AVG(d) > 1")
+    assert [n.type.rsplit("_", 1)[0] for n in plan.nodes] == [
+        "stream-exec-table-source-scan", "stream-exec-calc", "stream-exec-group-aggregate",
+        "stream-exec-calc", "stream-exec-sink"]
+    agg = node(plan, "stream-exec-group-aggregate")
+    assert [(c.function, c.arg_list, c.type) for c in agg.agg_calls] == [
+        ("SUM", [1], "BIGINT"), ("AVG", [2], "DECIMAL(38,6)")]
+    assert agg.row_type.text == "ROW<`k` INT, `EXPR$1` BIGINT, `EXPR$2` DECIMAL(38,6)>"
+    pre, post = [n for n in plan.nodes if n.type.startswith("stream-exec-calc")]
+    assert pre.condition == "`v` > 0" and post.condition == "`EXPR$2` > 1"
+    assert agg.state[0].name == "groupAggregateState" and agg.state[0].ttl == "0 ms"
+
+
+def test_update_before_only_where_a_consumer_needs_it(env):
+    sql = "INSERT INTO {} SELECT k, COUNT(*) FROM O GROUP BY k"
+    retract = env.compile_sql(sql.format("Retract"))
+    upsert = env.compile_sql(sql.format("Upsert"))
+    assert node(retract, "stream-exec-group-aggregate").generate_update_before is True
+    assert node(upsert, "stream-exec-group-aggregate").generate_update_before is False
+    assert kinds(upsert, "stream-exec-group-aggregate") == {RowKind.INSERT, RowKind.UPDATE_AFTER}
+    assert node(upsert, "stream-exec-sink").input_changelog_mode == ["INSERT", "UPDATE_AFTER"]
+    # a filter above the aggregate needs -U to retract what it let through
+    having = env.compile_sql(sql.format("Upsert") + " HAVING COUNT(*) > 1")
+    assert node(having, "stream-exec-group-aggregate").generate_update_before is True
+
+
+def test_an_updating_result_into_an_insert_only_sink_names_the_aggregate(env):
+    with pytest.raises(PlanningError, match=r"Table sink 'Appended' doesn't support consuming "
+                                            r"update and delete changes \(UPDATE_BEFORE, "
+                                            r"UPDATE_AFTER\) which are produced by node 3 "
+                                            r"'stream-exec-group-aggregate_1'"):
+        env.compile_sql("INSERT INTO Appended SELECT k, COUNT(*) FROM O GROUP BY k")
+
+
+def test_join_state_follows_the_unique_keys_of_its_inputs(env):
+    plan = env.compile_sql("INSERT INTO Joined SELECT O.id, C.name FROM O LEFT JOIN C ON O.k = C.k")
+    join = node(plan, "stream-exec-join")
+    assert (join.left_unique_keys, join.right_unique_keys) == ([], [[0]])
+    assert "leftInputSpec=[NoUniqueKey], rightInputSpec=[JoinKeyContainsUniqueKey]" in join.description
+    layout = join.state_layout([p.row_type for p in plan.inputs_of(join)])
+    assert layout["left-records"]["kind"] == "map"             # rows with multiplicity
+    assert layout["right-records"]["kind"] == "value"          # one customer per join key
+    assert "associations: BIGINT" in layout["left-records"]["value"]      # left is outer
+
+
+def test_a_left_join_forwards_its_inner_sides_update_before(env):
+    plan = env.compile_sql("INSERT INTO Joined SELECT O.id, C.name FROM O LEFT JOIN C ON O.k = C.k")
+    assert kinds(plan, "stream-exec-join") == {RowKind.INSERT, RowKind.DELETE, RowKind.UPDATE_BEFORE}
+
+
+def test_subqueries_and_ctes_plan_like_inline_queries(env):
+    cte = env.compile_sql("INSERT INTO Retract WITH t AS (SELECT k, v FROM O WHERE v > 1) "
+                          "SELECT k, COUNT(*) FROM t GROUP BY k")
+    sub = env.compile_sql("INSERT INTO Retract SELECT k, COUNT(*) FROM "
+                          "(SELECT k, v FROM O WHERE v > 1) t GROUP BY k")
+    assert cte.to_json_text() == sub.to_json_text()
+
+
+@pytest.mark.parametrize("sql, error, message", [
+    ("INSERT INTO Retract SELECT s, COUNT(*) FROM O GROUP BY k", PlanningError,
+     "column 's' is neither grouped nor aggregated"),
+    ("INSERT INTO Retract SELECT k, COUNT(*) FROM O GROUP BY k HAVING MAX(s) > 'a' AND s > 'b'",
+     PlanningError, "column 's' is neither grouped nor aggregated"),
+    ("INSERT INTO Retract SELECT * FROM O GROUP BY k", PlanningError,
+     "SELECT \\* cannot be used with GROUP BY"),
+    ("INSERT INTO Retract SELECT k, SUM(s) FROM O GROUP BY k", UnsupportedSqlError,
+     "SUM of a STRING argument"),
+    ("INSERT INTO Retract SELECT k, SUM(SUM(v)) FROM O GROUP BY k", UnsupportedSqlError,
+     "nested aggregate"),
+])
+def test_aggregate_errors_name_the_column_or_construct(env, sql, error, message):
+    with pytest.raises(error, match=message):
+        env.compile_sql(sql)

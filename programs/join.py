@@ -159,6 +159,21 @@ JOIN_WITH_STATE_TTL_OPTION = program(
     "join-state-ttl-option", "the session's state TTL is persisted into the join's plan",
     "JOIN", INNER, ORDERS_ROWS, CUSTOMER_ROWS, config={"table.exec.state.ttl": "1 d"})
 
+# Per-input TTL by table name (version 2 puts it in the plan's 'state'): a day and 12 hours,
+# so nothing expires in a test; the hint only shapes the plan.
+JOIN_WITH_STATE_TTL_HINT = (
+    TableTestProgram.of("join-state-ttl-hint", "STATE_TTL gives each input of the join its own "
+                        "TTL in the plan's state entries")
+    .setup_table_source(ORDERS_ROWS).setup_table_source(CUSTOMER_ROWS)
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema(*OUT)
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore(*INNER[0]).consuming_after_restore(*INNER[1])
+                      .build())
+    .run_sql("INSERT INTO S SELECT /*+ STATE_TTL('O' = '1d', 'C' = '12h') */ O.id, O.v, C.k, "
+             "C.name FROM O JOIN C ON O.k = C.k")
+    .build())
+
 PROGRAMS = [NON_WINDOW_INNER_JOIN, LEFT_JOIN, RIGHT_JOIN, FULL_OUTER, INNER_JOIN_UPDATING_INPUT,
             LEFT_JOIN_UPDATING_INPUT, INNER_JOIN_WITH_NON_EQUI_JOIN,
-            NON_WINDOW_INNER_JOIN_WITH_NULL, INNER_JOIN_WITH_PK, JOIN_WITH_STATE_TTL_OPTION]
+            NON_WINDOW_INNER_JOIN_WITH_NULL, INNER_JOIN_WITH_PK, JOIN_WITH_STATE_TTL_OPTION,
+            JOIN_WITH_STATE_TTL_HINT]

@@ -92,8 +92,8 @@ class TtlDeclaringCalc(StreamExecCalc):
 
 
 def raised_min_versions(plan: str = "0.1", state: str = "0.1") -> type:
-    """A calc version 1 whose annotation no longer accepts plans / checkpoints of engine 0.1
-    (register it while the engine version is patched above 0.1)."""
+    """A calc version 1 whose annotation no longer accepts plans / checkpoints older than
+    `plan` / `state` (register it while the engine version is patched to at least those)."""
 
     @exec_node(name="stream-exec-calc", version=1, min_plan_version=plan, min_state_version=state)
     class RaisedCalc(StreamExecCalc):

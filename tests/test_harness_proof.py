@@ -19,6 +19,7 @@ from harness.gate import run_gate
 from harness.generate import generate_fixture
 from harness.restore import restore_fixture
 from harness.runner import run_semantic
+from gate_programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
                              LowerCaseCalc, RenamedFieldCalc, RequiredFieldCalc, RetypedStateJoin,
                              RenamedStateJoin, TtlDeclaringCalc, TtlReadingJoin, calc_program,
@@ -26,14 +27,20 @@ from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
 from streamplan.nodes import REGISTRY
 from streamplan.nodes.metadata import ExecNodeMetadata, exec_node
+from streamplan.version import ENGINE_VERSION, parse_version
 
 pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
-    """A snapshots root holding one fixture per program of tests/gate_programs."""
+    """A snapshots root holding one fixture per program of tests/gate_programs (latest
+    versions), plus the join program's fixture of stream-exec-join version 1, generated the
+    way it was released: while version 1 was the latest."""
     root = tmp_path_factory.mktemp("generated")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delitem(REGISTRY.by_type, "stream-exec-join_2")
+        generate_fixture(JOIN_TINY, root, spark=spark)
     for program in PROGRAMS:
         generate_fixture(program, root, spark=spark)
     return root
@@ -45,6 +52,11 @@ def snapshots(generated, tmp_path):
     root = tmp_path / "snapshots"
     shutil.copytree(generated, root)
     return root
+
+
+# the tiny fixtures whose plans hold a stream-exec-calc node
+CALC_FIXTURES = {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny", "join_1/join-tiny",
+                 "join_2/join-tiny"}
 
 
 def join_fixture(root):
@@ -158,8 +170,8 @@ def test_state_layout_change_without_a_bump_is_caught(snapshots):
 
 def test_plan_field_renamed_without_a_bump_is_caught(spark, snapshots):
     findings = check_version_rules(PROGRAMS, snapshots, registry_with(RenamedFieldCalc), spark=spark)
-    # The join plan projects after the join, so it holds a calc node too.
-    assert {f.subject for f in findings} == {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny"}
+    # The join plans project after the join, so they hold a calc node too.
+    assert {f.subject for f in findings} == CALC_FIXTURES
     messages = [f.message for f in findings if f.subject == "calc_1/calc-tiny"]
     assert [m.split(" in ")[0] for m in messages] == [
         "stream-exec-calc_1 (node 2): plan field 'projection' removed; plan field 'projections' added"] * 2
@@ -209,11 +221,12 @@ def test_a_consumed_option_that_no_longer_exists_is_caught(monkeypatch):
 def test_a_consumed_option_no_program_exercises_is_caught():
     assert check_consumed_options(PROGRAMS, REGISTRY) == []       # every option exercised
     findings = check_consumed_options([CALC_PROGRAM], REGISTRY)
-    assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1"}
+    assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1",
+                                             "stream-exec-join_1"}
     exercised = check_consumed_options([CALC_PROGRAM, _with_config(
         "table.exec.sink.not-null-enforcer", "DROP")], REGISTRY)
-    assert {f.subject for f in exercised} == {"stream-exec-interval-join_1"}
-    (finding,) = exercised
+    assert {f.subject for f in exercised} == {"stream-exec-interval-join_1", "stream-exec-join_1"}
+    finding = next(f for f in exercised if f.subject == "stream-exec-interval-join_1")
     assert finding.message.startswith(
         "consumes option 'table.exec.interval-join.min-cleanup-interval', but no program sets it "
         "to a non-default value; add a program with .setup_config(")
@@ -266,8 +279,9 @@ def test_annotation_sanity():
     registry.by_type["stream-exec-calc_4"] = (Twice, Twice._exec_node_metadata[0])
     messages = {f"{f.subject}: {f.message}" for f in check_annotations(registry)}
     assert messages == {
-        "stream-exec-calc_3: min_plan_version 9.9 is above the engine version 0.1: no release "
-        "could have written what it claims to restore; lower it to at most 0.1",
+        f"stream-exec-calc_3: min_plan_version 9.9 is above the engine version {ENGINE_VERSION}: "
+        f"no release could have written what it claims to restore; lower it to at most "
+        f"{ENGINE_VERSION}",
         "stream-exec-calc_4: Twice is annotated more than once with version 4; every version of "
         "a node needs its own number"}
     assert check_annotations(REGISTRY) == []
@@ -318,26 +332,30 @@ def test_a_plan_that_no_longer_loads_is_caught_by_audit_and_restore(snapshots):
         restore_fixture(calc_fixture(snapshots), PROGRAMS, registry)
 
 
+NOW = ENGINE_VERSION                                           # what wrote the tiny fixtures
+NEXT = ".".join(map(str, parse_version(NOW)[:-1] + (parse_version(NOW)[-1] + 1,)))
+
+
 @pytest.mark.parametrize("raised, rule", [
-    ({"plan": "0.2"}, r"needs a plan written by engine >= 0.2 \(min_plan_version\), but it was "
-                      r"written by engine 0.1. Migrate: recompile"),
-    ({"state": "0.2"}, r"rule 'min_state_version': node 2: node type 'stream-exec-calc_1' needs a "
-                       r"checkpoint written by engine >= 0.2 \(min_state_version\), but it was "
-                       r"written by engine 0.1. Migrate: drain the query")])
+    ({"plan": NEXT}, rf"needs a plan written by engine >= {NEXT} \(min_plan_version\), but it "
+                     rf"was written by engine {NOW}. Migrate: recompile"),
+    ({"state": NEXT}, rf"rule 'min_state_version': node 2: node type 'stream-exec-calc_1' needs a "
+                      rf"checkpoint written by engine >= {NEXT} \(min_state_version\), but it was "
+                      rf"written by engine {NOW}. Migrate: drain the query")])
 def test_a_raised_min_version_on_a_registered_version_fails_its_fixtures(snapshots, monkeypatch,
                                                                          raised, rule):
     import streamplan.nodes.metadata as metadata
     import streamplan.version as version
 
-    for module in (version, metadata):        # engine 0.2: the release that drops 0.1 support
-        monkeypatch.setattr(module, "ENGINE_VERSION", "0.2")
+    for module in (version, metadata):        # the next release, which drops support for NOW
+        monkeypatch.setattr(module, "ENGINE_VERSION", NEXT)
     registry = registry_with(raised_min_versions(**raised))
     with pytest.raises(FixtureError, match=rule):
         restore_fixture(calc_fixture(snapshots), PROGRAMS, registry)
     if "plan" in raised:
         findings = check_version_rules(PROGRAMS, snapshots, registry, compile=False)
-        # every fixture whose plan holds a calc node (the join projects after the join)
-        assert {f.subject for f in findings} == {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny"}
+        # every fixture whose plan holds a calc node (the joins project after the join)
+        assert {f.subject for f in findings} == CALC_FIXTURES
         assert all("(min_plan_version)" in f.message for f in findings)
 
 
@@ -363,9 +381,11 @@ def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
     expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
                 | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
                 | {f"test_semantic[{p.id}]" for p in PROGRAMS})
-    assert set(cases) == expected and len(expected) == 5 + 5 + 5
+    # 5 audit checks, 8 fixtures (7 programs at their latest versions + join version 1),
+    # 7 programs
+    assert set(cases) == expected and len(expected) == 5 + 8 + 7
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
-    assert ("gate PASSED: audit 5/5 checks passed, restore 5/5 fixtures restored, semantic 5/5 "
+    assert ("gate PASSED: audit 5/5 checks passed, restore 8/8 fixtures restored, semantic 7/7 "
             "programs passed") in capsys.readouterr().out
 
 
@@ -375,7 +395,8 @@ def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots
     package = tmp_path / "changed_programs"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for module in ("interval_join", "sink", "table_source_scan", "watermark_assigner"):
+    for module in ("group_aggregate", "interval_join", "join", "sink", "table_source_scan",
+                   "watermark_assigner"):
         (package / f"{module}.py").write_text(f"from gate_programs.{module} import PROGRAMS\n")
     (package / "calc.py").write_text("from gate_programs.calc import calc_program\n"
                                      "PROGRAMS = [calc_program(after_expected='+I[2, b]')]\n")

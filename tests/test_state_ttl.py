@@ -89,3 +89,88 @@ def test_an_edited_ttl_in_the_compiled_plan_decides_what_expires(env, tmp_path, 
     second = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]], [["a", 2]]),
                               end_of_input=False)
     assert second.sinks["S"].texts == expected_second_run
+
+
+# --- the regular join: version 1 reads the persisted option, version 2 its plan's 'state' -----
+
+JOIN_DDL = """
+CREATE TABLE O (id INT, k INT) WITH ('connector' = 'values');
+CREATE TABLE C (k INT, name STRING) WITH ('connector' = 'values');
+CREATE TABLE J (id INT, name STRING) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+LEFT_JOIN = "INSERT INTO J SELECT O.id, C.name FROM O LEFT JOIN C ON O.k = C.k"
+
+
+def join_node(plan):
+    (join,) = [node for node in plan.nodes if node.type.startswith("stream-exec-join_")]
+    return join
+
+
+def test_a_version_1_join_takes_its_ttl_from_the_persisted_option_not_the_session():
+    from harness.fixtures import DEFAULT_SNAPSHOTS
+    from streamplan.nodes.base import TranslateContext
+    from streamplan.options import Configuration
+    from streamplan.plan import load_plan
+
+    plan = load_plan(DEFAULT_SNAPSHOTS / "join_1" / "join-state-ttl-option" / "plan" /
+                     "join-state-ttl-option.json")
+    join = join_node(plan)
+    assert join.type == "stream-exec-join_1" and join.state is None
+    session = Configuration()
+    session.set("table.exec.state.ttl", "5 s")
+    options = TranslateContext(spark=None, config=session, plan=plan).options(join)
+    assert join.ttl_ms(options) == (86_400_000, 86_400_000)        # '1 d', as persisted
+
+
+def test_a_version_2_join_writes_one_state_entry_per_input_from_hints_or_the_session(spark):
+    env = TableEnvironment(spark=spark)
+    env.execute_sql(JOIN_DDL)
+    env.config.set("table.exec.state.ttl", "1 h")
+    hinted = env.compile_sql(LEFT_JOIN.replace("SELECT O.id", "SELECT /*+ JOIN_STATE_TTL("
+                                               "'O' = '1d') */ O.id"))
+    join = join_node(hinted)
+    assert join.type == "stream-exec-join_2" and join.configuration == {}
+    assert [entry.model_dump(by_alias=True) for entry in join.state] == [
+        {"index": 0, "ttl": "86400000 ms", "name": "leftState"},
+        {"index": 1, "ttl": "3600000 ms", "name": "rightState"}]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda node: node.pop("state"), r"version 2 needs 'state' with one entry per input"),
+    (lambda node: node.update(type="stream-exec-join_1"), r"version 1 has no 'state' field"),
+])
+def test_a_join_plan_whose_state_does_not_fit_its_version_fails_to_load(spark, edit, message):
+    env = TableEnvironment(spark=spark)
+    env.execute_sql(JOIN_DDL)
+    raw = env.compile_sql(LEFT_JOIN).to_json()
+    edit(next(node for node in raw["nodes"] if node["type"].startswith("stream-exec-join_")))
+    with pytest.raises(PlanFormatError, match=message):
+        parse_plan(json.dumps(raw), "edited.json")
+
+
+@pytest.mark.parametrize("left_ttl, expected_second_run", [
+    ("0 ms", ["-D[1, null]", "+I[1, c1]"]),        # the order is still there: it joins
+    ("1500 ms", []),                                # the order expired: the customer is alone
+])
+def test_an_edited_join_state_ttl_expires_only_that_side(spark, tmp_path, left_ttl,
+                                                         expected_second_run):
+    env = TableEnvironment(spark=spark)
+    env.execute_sql(JOIN_DDL)
+    raw = env.compile_sql(LEFT_JOIN).to_json()
+    join = next(node for node in raw["nodes"] if node["type"].startswith("stream-exec-join_"))
+    join["state"][0]["ttl"] = left_ttl
+    plan = parse_plan(json.dumps(raw), "edited.json")
+    scans = {scan.table.identifier: scan for scan in source_scans(plan)}
+
+    def steps(*phases):
+        typed = [{name: normalize_rows(rows, scans[name].row_type, name)
+                  for name, rows in phase.items()} for phase in phases]
+        return phased_steps(typed, ["C", "O"], False)
+
+    before, after = {"O": [[1, 1]], "C": []}, {"O": [], "C": [[1, "c1"]]}
+    checkpoint, output = tmp_path / "ckpt", tmp_path / "out"
+    first = env.execute_plan(plan, checkpoint, output, steps(before), end_of_input=False)
+    assert first.sinks["J"].texts == ["+I[1, null]"]
+    time.sleep(3)
+    second = env.execute_plan(plan, checkpoint, output, steps(before, after), end_of_input=False)
+    assert second.sinks["J"].texts == expected_second_run

@@ -10,6 +10,7 @@ from streamplan.errors import (ChangelogModeError, PlanFormatError, PlanningErro
                                SqlSyntaxError, UnsupportedSqlError)
 from streamplan.changelog import RowKind
 from streamplan.plan import parse_plan
+from streamplan.version import ENGINE_VERSION
 from streamplan.planner.planner import check_changelog
 
 pytestmark = pytest.mark.spark
@@ -188,8 +189,9 @@ def test_edited_plan_with_removed_version_says_which_versions_exist(env):
     raw = compile_join(env, sink="Snk").to_json()
     assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
     raw["nodes"][4]["type"] = "stream-exec-interval-join_7"
-    with pytest.raises(PlanVersionError, match=r"version 7 of 'stream-exec-interval-join' is not "
-                                               r"supported by engine 0.1 \(supported versions: 1\)"):
+    with pytest.raises(PlanVersionError, match=rf"version 7 of 'stream-exec-interval-join' is not "
+                                               rf"supported by engine {ENGINE_VERSION} \(supported "
+                                               rf"versions: 1\)"):
         parse_plan(json.dumps(raw), "edited.json")
 
 

@@ -71,17 +71,19 @@ def test_min_versions_may_not_be_above_the_engine():
 
 
 def test_unsupported_node_names_cannot_also_be_registered():
-    cls = fresh_class(exec_node(name="stream-exec-join", version=1, min_plan_version="0.1",
+    cls = fresh_class(exec_node(name="stream-exec-rank", version=1, min_plan_version="0.1",
                                 min_state_version="0.1"))
-    with pytest.raises(RegistryError, match=r"Probe \(stream-exec-join_1\): .stream-exec-join. is both registered and listed in UNSUPPORTED_NODES"):
+    with pytest.raises(RegistryError, match=r"Probe \(stream-exec-rank_1\): .stream-exec-rank. is both registered and listed in UNSUPPORTED_NODES"):
         Registry().register(cls)
 
 
 def test_the_shipped_registry_has_the_expected_node_versions():
-    # One `@exec_node(..., version=1)` in each node module of streamplan/nodes/ (calc,
-    # interval_join, sink, source_scan, watermark_assigner); all_metadata() sorts by name.
+    # One `@exec_node(..., version=N)` per released version in each node module of
+    # streamplan/nodes/ (join has two: version 2 added per-input state TTL); all_metadata()
+    # sorts by name, then version.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
-        "stream-exec-calc_1", "stream-exec-interval-join_1", "stream-exec-sink_1",
+        "stream-exec-calc_1", "stream-exec-group-aggregate_1", "stream-exec-interval-join_1",
+        "stream-exec-join_1", "stream-exec-join_2", "stream-exec-sink_1",
         "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES

@@ -2,7 +2,9 @@
 bounds, over insert-only or updating inputs (Flink's StreamExecJoin)."""
 from __future__ import annotations
 
-from ..changelog import INSERT_ONLY, OP_COLUMN, RowKind
+from pydantic import model_validator
+
+from ..changelog import OP_COLUMN, RowKind
 from ..errors import ChangelogModeError
 from ..join_type import JoinType
 from ..options import STATE_TTL
@@ -14,13 +16,27 @@ from .metadata import exec_node
 LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 
 
+# Version 2 (FLIP-292) adds the per-input `state` TTL to the plan; the state layout is the
+# same, so checkpoints of version 1 restore (min_state_version stays). Version 1 plans keep
+# taking their TTL from the persisted table.exec.state.ttl.
 @exec_node(name="stream-exec-join", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(STATE_TTL.key,))
+@exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
 class StreamExecJoin(ExecNode):
     arity = 2
     join_spec: JoinSpec
     left_unique_keys: list[list[int]]        # of the left input (Flink: leftUniqueKeys)
     right_unique_keys: list[list[int]]
+
+    @model_validator(mode="after")
+    def _state_matches_version(self) -> "StreamExecJoin":
+        if self.version == 1 and self.state is not None:
+            raise ValueError("version 1 has no 'state' field (per-input TTL came with version "
+                             "2); remove it, or recompile the plan to version 2")
+        if self.version >= 2 and (self.state is None or sorted(e.index for e in self.state) != [0, 1]):
+            raise ValueError("version 2 needs 'state' with one entry per input (index 0: left, "
+                             "index 1: right)")
+        return self
 
     @property
     def join_type(self) -> JoinType:
@@ -58,11 +74,16 @@ class StreamExecJoin(ExecNode):
 
     # --- options and state ---------------------------------------------------------------
     def read_options(self, config):
-        return {"state_ttl_ms": config.get(STATE_TTL)}
+        if self.version == 1:
+            return {"state_ttl_ms": config.get(STATE_TTL)}
+        return {}
 
     def ttl_ms(self, options: dict) -> tuple[int, int]:
         """(left, right) state TTL in milliseconds; 0 = never expires."""
-        return options["state_ttl_ms"], options["state_ttl_ms"]
+        if self.version == 1:
+            return options["state_ttl_ms"], options["state_ttl_ms"]
+        by_index = {entry.index: entry.ttl_ms for entry in self.state}
+        return by_index[0], by_index[1]
 
     def side_specs(self):
         from ..runtime.join import CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY, SideSpec

@@ -420,8 +420,8 @@ class PlanBuilder:
         spec = dict(join_spec=join_spec, left_unique_keys=left_unique,
                     right_unique_keys=right_unique, output_type=output.text,
                     description=description)
-        cls, meta = REGISTRY.latest_class(node_name(StreamExecJoin))
-        if "state" in cls.model_fields and meta.version >= 2:
+        _, meta = REGISTRY.latest_class(node_name(StreamExecJoin))
+        if meta.version >= 2:
             spec["state"] = [self._state_entry(index, name, relation.names if top_level else (),
                                                ctx, is_join=True)
                              for index, (name, relation) in enumerate(

@@ -1,0 +1,133 @@
+"""Changelog normalize: an upsert stream into a full changelog, as a transformWithState processor.
+
+`ChangelogNormalizeCore` follows what Flink 2.x's StreamExecChangelogNormalize runs with
+mini-batch off: ProcTimeDeduplicateKeepLastRowFunction with inputInsertOnly = false and
+generateInsert = true, i.e. DeduplicateFunctionHelper.processLastRowOnChangelog, record by
+record, keeping the last row per primary key:
+
+* +I or +U: the first row of a key is +I; a later one emits -U of the kept row (when
+  generateUpdateBefore) and +U; the row is then kept (its kind normalized to INSERT). A row
+  with the same content as the kept one (areRowsWithSameContent: the equaliser with the row
+  kind erased, so a duplicate +U counts too) emits nothing and leaves the state untouched,
+  unless state TTL is on: then Flink re-emits -U/+U so that downstream state does not
+  expire too early. This is what drops the duplicates of
+  `table.exec.source.cdc-events-duplicate`.
+* -D or -U: the kept row is deleted, -D with the kept row's values (a delete may carry the
+  key only, like a Kafka tombstone), and the state is cleared; a -U is a -D here too (no +U
+  may follow). Nothing is emitted for a key without a kept row.
+
+Not ported: the mini-batch variant (ProcTimeMiniBatchDeduplicateKeepLastRowFunction) and
+the filter Flink 2.1+ may push into the normalize
+(DeduplicateFunctionHelper.processLastRowOnChangelogWithFilter), which the planner here
+never asks for.
+
+`ChangelogNormalizeProcessor` reads a key's kept row once per batch and writes it (or clears
+it) when Flink does: the core returns the kept row itself (the same object) when Flink
+leaves the state untouched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
+
+from ..changelog import OP_COLUMN, RowKind
+from .state_ttl import spark_ttl_ms
+
+NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
+
+
+@dataclass(frozen=True)
+class ChangelogNormalizeParams:
+    generate_update_before: bool       # the consumer needs -U rows
+    ttl_ms: int = 0                    # state retention; > 0 also re-emits duplicates
+
+
+Output = tuple[int, tuple]               # (row kind code, row)
+
+
+class ChangelogNormalizeCore:
+    """DeduplicateFunctionHelper.processLastRowOnChangelog for one primary key."""
+
+    def __init__(self, params: ChangelogNormalizeParams):
+        self.p = params
+        self.state_ttl_enabled = params.ttl_ms > 0
+
+    def process(self, kept: Optional[tuple], kind: RowKind, row: tuple,
+                out: list[Output]) -> Optional[tuple]:
+        """One input row; returns the key's kept row afterwards (None: cleared or absent),
+        `kept` itself when Flink does not write the state."""
+        if kind.is_accumulate:
+            if kept is None:
+                out.append((RowKind.INSERT.code, row))             # the first row
+            elif not self.state_ttl_enabled and kept == row:
+                return kept            # same content: no message, state not even rewritten
+            else:
+                if self.p.generate_update_before:
+                    out.append((RowKind.UPDATE_BEFORE.code, kept))
+                out.append((RowKind.UPDATE_AFTER.code, row))
+            return row                 # kept with its kind normalized to INSERT
+        if kept is not None:
+            # the kept row has the full content; the delete may only carry the key
+            out.append((RowKind.DELETE.code, kept))
+        return None                    # removing an absent row: nothing to do
+
+
+# --- the Spark side ---------------------------------------------------------------------------
+
+def state_layout(params: ChangelogNormalizeParams, row_ddl: str) -> dict[str, dict[str, str]]:
+    """One value per primary key: the last row (`row_ddl`: the input row's fields in Spark
+    DDL), with processing-time TTL (always on; see runtime.state_ttl)."""
+    return {NORMALIZE_STATE: {"kind": "value", "value": f"row STRUCT<{row_ddl}>",
+                              "ttl": "processing-time"}}
+
+
+def _plain(struct: Any) -> tuple:
+    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
+
+
+def make_processor_class():
+    """Defined lazily so the planner can import this module without a Spark worker."""
+    from pyspark.sql import Row
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class ChangelogNormalizeProcessor(StatefulProcessor):
+        def __init__(self, params: ChangelogNormalizeParams, layout: dict[str, dict[str, str]],
+                     names: tuple[str, ...]):
+            self.params = params
+            self.layout = layout
+            self.names = names             # input and output columns (the same row)
+
+        def init(self, handle) -> None:
+            spec = self.layout[NORMALIZE_STATE]
+            self.state = handle.getValueState(NORMALIZE_STATE, spec["value"],
+                                              spark_ttl_ms(self.params.ttl_ms))
+            self.core = ChangelogNormalizeCore(self.params)
+
+        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
+            decoded = []
+            for row in rows:
+                kind = RowKind.from_code(row[OP_COLUMN])
+                values = tuple(row[name] for name in self.names)
+                decoded.append((kind.is_accumulate, repr(values), kind, values))
+            # Retractions before accumulations: the order in which one upstream record's
+            # changes arrive (-U/-D before +U/+I); then by value, so that outputs are the
+            # same run after run.
+            decoded.sort(key=lambda item: item[:2])
+            stored = self.state.get()
+            loaded = _plain(stored[0]) if stored is not None else None
+            kept = loaded
+            out: list[Output] = []
+            for _, _, kind, values in decoded:
+                kept = self.core.process(kept, kind, values, out)
+            if kept is None:
+                if loaded is not None:
+                    self.state.clear()
+            elif kept is not loaded:       # Flink wrote the state (which refreshes its TTL)
+                self.state.update((kept,))
+            return iter([Row(**dict(zip(self.names, values)), **{OP_COLUMN: code})
+                         for code, values in out])
+
+        def close(self) -> None:
+            pass
+
+    return ChangelogNormalizeProcessor

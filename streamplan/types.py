@@ -66,10 +66,10 @@ class SqlType:
 
 def parse_type(text: str) -> SqlType:
     """Parse canonical or user type text ('int not null', 'TIMESTAMP(3)', 'DECIMAL(10, 2)')."""
-    compact = re.sub(r"\s*([(),])\s*", r"\1", text.strip().upper())
-    nullable = True
+    compact, nullable = " ".join(text.upper().split()), True
     if compact.endswith(" NOT NULL"):
-        compact, nullable = compact[: -len(" NOT NULL")].strip(), False
+        compact, nullable = compact[: -len(" NOT NULL")], False
+    compact = re.sub(r"\s*([(),])\s*", r"\1", compact)
     compact = TYPE_ALIASES.get(compact, compact)
     match = _TYPE_RE.match(compact)
     if not match:
@@ -104,10 +104,11 @@ class Field:
     name: str
     type: SqlType
     rowtime: bool = False
+    proctime: bool = False
 
     @property
     def text(self) -> str:
-        suffix = " *ROWTIME*" if self.rowtime else ""
+        suffix = " *ROWTIME*" if self.rowtime else " *PROCTIME*" if self.proctime else ""
         return f"`{self.name}` {self.type.text}{suffix}"
 
 
@@ -141,8 +142,12 @@ class RowType:
     def rowtime_index(self) -> int | None:
         return next((i for i, field in enumerate(self.fields) if field.rowtime), None)
 
+    @property
+    def proctime_index(self) -> int | None:
+        return next((i for i, field in enumerate(self.fields) if field.proctime), None)
 
-_FIELD_RE = re.compile(r"`((?:[^`]|``)+)`\s+(.+?)(\s+\*ROWTIME\*)?$")
+
+_FIELD_RE = re.compile(r"`((?:[^`]|``)+)`\s+(.+?)(?:\s+\*(ROWTIME|PROCTIME)\*)?$")
 
 
 def parse_row_type(text: str) -> RowType:
@@ -156,7 +161,7 @@ def parse_row_type(text: str) -> RowType:
         if not match:
             raise ValueError(f"'{part.strip()}' is not a `name` TYPE field")
         fields.append(Field(match.group(1).replace("``", "`"), parse_type(match.group(2)),
-                            bool(match.group(3))))
+                            match.group(3) == "ROWTIME", match.group(3) == "PROCTIME"))
     return RowType(tuple(fields))
 
 

@@ -12,15 +12,13 @@ from harness.discovery import (check_programs, discover_programs, node_of, resol
                                select_programs)
 from harness.errors import ProgramError
 from harness.steps import TestStep
+from streamplan.nodes import REGISTRY
 from harness_support import CALC_PROGRAM, JOIN_PROGRAM, calc_program
 
 
 def test_the_checked_in_programs_cover_every_node_and_are_filed_by_id():
     programs = discover_programs()
-    assert {node_of(p) for p in programs} == {
-        "stream-exec-calc", "stream-exec-group-aggregate", "stream-exec-interval-join",
-        "stream-exec-join", "stream-exec-sink", "stream-exec-table-source-scan",
-        "stream-exec-watermark-assigner"}
+    assert {node_of(p) for p in programs} == {meta.name for meta in REGISTRY.all_metadata()}
     assert "interval-join-early-fire" in {p.id for p in programs}
 
 
@@ -29,9 +27,9 @@ def test_a_program_tests_the_node_whose_short_name_is_its_longest_prefix():
     assert node_of(CALC_PROGRAM) == "stream-exec-calc"
     assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join") == \
         "stream-exec-interval-join"
-    with pytest.raises(ProgramError, match="no exec node 'rank'; known: calc, group-aggregate, "
-                                           "interval-join, join, sink"):
-        resolve_node("rank")
+    with pytest.raises(ProgramError, match="no exec node 'over-aggregate'; known: calc, "
+                                           "changelog-normalize, deduplicate"):
+        resolve_node("over-aggregate")
 
 
 def test_an_id_naming_no_node_fails():

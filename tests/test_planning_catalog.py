@@ -114,3 +114,94 @@ def test_subqueries_and_ctes_plan_like_inline_queries(env):
 def test_aggregate_errors_name_the_column_or_construct(env, sql, error, message):
     with pytest.raises(error, match=message):
         env.compile_sql(sql)
+
+
+# --- ROW_NUMBER: deduplication and top-N; upsert sources ------------------------------------
+
+RANK_DDL = """
+CREATE TABLE E (k STRING, v INT, t TIMESTAMP(3), pt AS PROCTIME(),
+  WATERMARK FOR t AS t - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE U (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'values', 'changelog-mode' = 'I,UA,D');
+CREATE TABLE KV (k STRING, v INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE KVKeyed (k STRING, v INT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE KVN (k STRING, v INT, rn BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE IdV (id INT, v INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE IdVKeyed (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+NUMBERED = ("SELECT {cols} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY {order}) "
+            "AS rn FROM E) WHERE {cond}")
+
+
+@pytest.fixture()
+def ranks(env):
+    env.execute_sql(RANK_DDL)
+    return env
+
+
+@pytest.mark.parametrize("order, keep_last, rowtime", [
+    ("t DESC", True, True), ("t ASC", False, True), ("pt DESC", True, False),
+    ("pt", False, False)])
+def test_row_number_one_on_a_time_attribute_is_a_deduplication(ranks, order, keep_last, rowtime):
+    plan = ranks.compile_sql("INSERT INTO KV " + NUMBERED.format(cols="k, v", order=order,
+                                                                 cond="rn = 1"))
+    dedup = node(plan, "stream-exec-deduplicate")
+    assert (dedup.unique_keys, dedup.keep_last_row, dedup.is_rowtime) == ([0], keep_last, rowtime)
+    assert dedup.state[0].name == "deduplicateState"
+    first_on_proctime = not keep_last and not rowtime        # never changes a kept row
+    assert kinds(plan, "stream-exec-deduplicate") == (
+        {RowKind.INSERT} if first_on_proctime
+        else {RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER})
+
+
+@pytest.mark.parametrize("cond, start, end", [
+    ("rn <= 3", 1, 3), ("rn < 3", 1, 2), ("rn BETWEEN 2 AND 4", 2, 4), ("3 >= rn", 1, 3),
+    ("rn = 1", 1, 1)])
+def test_other_row_number_filters_are_a_top_n(ranks, cond, start, end):
+    plan = ranks.compile_sql("INSERT INTO KV " + NUMBERED.format(cols="k, v", order="v DESC",
+                                                                 cond=cond))
+    rank = node(plan, "stream-exec-rank")
+    assert (rank.rank_range.start, rank.rank_range.end) == (start, end)
+    assert rank.output_row_number is False and rank.rank_strategy.type == "AppendFast"
+    assert [(f.index, f.is_ascending) for f in rank.order_by.fields] == [(1, False)]
+
+
+def test_the_rank_number_is_output_only_when_the_query_selects_it(ranks):
+    plan = ranks.compile_sql("INSERT INTO KVN " + NUMBERED.format(cols="k, v, rn", order="v",
+                                                                  cond="rn <= 2 AND v > 0"))
+    rank = node(plan, "stream-exec-rank")
+    assert rank.output_row_number is True and rank.row_type.names[-1] == "rn"
+    # the other condition stays a filter above the rank
+    (calc,) = [n for n in plan.nodes if n.type.startswith("stream-exec-calc") and n.condition]
+    assert calc.condition == "`v` > 0" and plan.inputs_of(calc) == [rank]
+
+
+@pytest.mark.parametrize("sql, error, message", [
+    ("INSERT INTO KV " + NUMBERED.format(cols="k, v", order="v", cond="v > 1"),
+     UnsupportedSqlError, "ROW_NUMBER\\(\\) without an upper bound on 'rn'"),
+    ("INSERT INTO KV SELECT k, v FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY v) AS rn "
+     "FROM E) WHERE rn = 1", UnsupportedSqlError, "RANK\\(\\) OVER \\(only ROW_NUMBER\\(\\)"),
+    ("INSERT INTO KV " + NUMBERED.format(cols="k, v", order="v", cond="rn <= 0"),
+     PlanningError, "the condition on 'rn' selects no rank"),
+])
+def test_unsupported_window_queries_are_named(ranks, sql, error, message):
+    with pytest.raises(error, match=message):
+        ranks.compile_sql(sql)
+
+
+def test_an_upsert_source_gets_a_changelog_normalize_only_when_minus_u_is_needed(ranks):
+    retract = ranks.compile_sql("INSERT INTO IdV SELECT * FROM U")
+    assert node(retract, "stream-exec-changelog-normalize").unique_keys == [0]
+    upsert = ranks.compile_sql("INSERT INTO IdVKeyed SELECT * FROM U")
+    assert [n.type.rsplit("_", 1)[0] for n in upsert.nodes] == [
+        "stream-exec-table-source-scan", "stream-exec-sink"]          # as Flink: none needed
+    assert [n.id for n in upsert.nodes] == [1, 2]
+
+
+def test_an_upsert_source_without_a_primary_key_is_refused(env):
+    env.execute_sql("CREATE TABLE Bad (id INT, v INT) WITH ('connector' = 'values', "
+                    "'changelog-mode' = 'I,UA,D')")
+    with pytest.raises(PlanningError, match="table 'Bad' is an upsert source .* needs a PRIMARY KEY"):
+        env.compile_sql("INSERT INTO Joined SELECT * FROM Bad")

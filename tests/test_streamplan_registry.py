@@ -71,9 +71,9 @@ def test_min_versions_may_not_be_above_the_engine():
 
 
 def test_unsupported_node_names_cannot_also_be_registered():
-    cls = fresh_class(exec_node(name="stream-exec-rank", version=1, min_plan_version="0.1",
+    cls = fresh_class(exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.1",
                                 min_state_version="0.1"))
-    with pytest.raises(RegistryError, match=r"Probe \(stream-exec-rank_1\): .stream-exec-rank. is both registered and listed in UNSUPPORTED_NODES"):
+    with pytest.raises(RegistryError, match=r"Probe \(stream-exec-window-aggregate_1\): .stream-exec-window-aggregate. is both registered and listed in UNSUPPORTED_NODES"):
         Registry().register(cls)
 
 
@@ -82,9 +82,11 @@ def test_the_shipped_registry_has_the_expected_node_versions():
     # streamplan/nodes/ (join has two: version 2 added per-input state TTL); all_metadata()
     # sorts by name, then version.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
-        "stream-exec-calc_1", "stream-exec-group-aggregate_1", "stream-exec-interval-join_1",
-        "stream-exec-join_1", "stream-exec-join_2", "stream-exec-sink_1",
-        "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1"]
+        "stream-exec-calc_1", "stream-exec-changelog-normalize_1", "stream-exec-deduplicate_1",
+        "stream-exec-drop-update-before_1", "stream-exec-group-aggregate_1",
+        "stream-exec-interval-join_1", "stream-exec-join_1", "stream-exec-join_2",
+        "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-table-source-scan_1",
+        "stream-exec-watermark-assigner_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES
                 for meta in cls.__dict__["_exec_node_metadata"]}

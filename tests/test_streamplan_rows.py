@@ -44,3 +44,12 @@ def test_microseconds_survive_the_json_round_trip():
     # really JSON (a string, not the datetime passed through) and all six digits in it
     assert json.loads(json.dumps(encoded)) == "2024-01-01 23:59:59.999999"
     assert to_python(encoded, parse_type("TIMESTAMP(6)")) == value
+
+
+def test_parameterized_types_parse_with_not_null_as_they_render():
+    from streamplan.types import SqlType, parse_type
+
+    for sql_type in (SqlType("DECIMAL", (10, 2), False), SqlType("TIMESTAMP_LTZ", (3,), False),
+                     SqlType("VARCHAR", (5,), True)):
+        assert parse_type(sql_type.text) == sql_type
+    assert parse_type("decimal( 10 , 2 )  not  null") == SqlType("DECIMAL", (10, 2), False)

@@ -8,16 +8,21 @@ from __future__ import annotations
 from ..errors import RegistryError
 from .base import ExecNode, TranslateContext
 from .calc import StreamExecCalc
+from .changelog_normalize import StreamExecChangelogNormalize
+from .deduplicate import StreamExecDeduplicate
+from .drop_update_before import StreamExecDropUpdateBefore
 from .group_aggregate import StreamExecGroupAggregate
 from .interval_join import StreamExecIntervalJoin
 from .join import StreamExecJoin
+from .rank import StreamExecRank
 from .metadata import REGISTRY, UNSUPPORTED_NODES, ExecNodeMetadata, exec_node
 from .sink import StreamExecSink
 from .source_scan import StreamExecTableSourceScan
 from .watermark_assigner import StreamExecWatermarkAssigner
 
-NODE_CLASSES = (StreamExecTableSourceScan, StreamExecWatermarkAssigner, StreamExecCalc,
-                StreamExecIntervalJoin, StreamExecJoin, StreamExecGroupAggregate, StreamExecSink)
+NODE_CLASSES = (StreamExecTableSourceScan, StreamExecDropUpdateBefore, StreamExecChangelogNormalize,
+                StreamExecWatermarkAssigner, StreamExecCalc, StreamExecIntervalJoin, StreamExecJoin,
+                StreamExecGroupAggregate, StreamExecDeduplicate, StreamExecRank, StreamExecSink)
 
 
 def _all_subclasses(cls: type) -> list[type]:

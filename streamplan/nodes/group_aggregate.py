@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..changelog import INSERT_ONLY, OP_COLUMN, RowKind
+from ..changelog import INSERT_ONLY, RowKind
 from ..errors import ChangelogModeError
 from ..types import RowType, SqlType, parse_type
 from .base import ExecNode, PlanModel
+from .keyed import GLOBAL_KEY, struct_ddl, transform_keyed
 from .metadata import exec_node
 
 STATE_NAME = "groupAggregateState"
@@ -79,8 +80,7 @@ class StreamExecGroupAggregate(ExecNode):
         from ..runtime.group_aggregate import state_layout
 
         (row,) = inputs
-        grouping = ", ".join(f"`{row.fields[i].name}`: {_ddl(row.fields[i].type)}"
-                             for i in self.grouping) or "`__g`: INT"
+        grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
         args = [row.fields[call.arg_list[0]].type if call.arg_list else None
                 for call in self.agg_calls]
         sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
@@ -91,24 +91,14 @@ class StreamExecGroupAggregate(ExecNode):
 
     # --- runtime -------------------------------------------------------------------------
     def translate(self, ctx, inputs):
-        from pyspark.sql import functions as F
-        from pyspark.sql import types as T
-
         from ..runtime.group_aggregate import GroupAggParams, make_processor_class
 
-        (frame,) = inputs
         (input_row,) = ctx.input_types(self)
-        input_names = tuple(input_row.names)
-        if not self.grouping:                  # a global aggregate: one constant key
-            frame = frame.withColumn("__g", F.lit(0))
-        keys = [f"`{input_names[i]}`" for i in self.grouping] or ["__g"]
         params = GroupAggParams(len(self.grouping), self.runtime_calls(),
                                 self.generate_update_before, self.ttl_ms)
-        output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-        processor = make_processor_class()(params, self.state_layout([input_row]), input_names,
-                                           tuple(self.row_type.names))
-        return frame.groupBy(*keys).transformWithState(processor, output, "Append",
-                                                       "ProcessingTime")
+        processor = make_processor_class()(params, self.state_layout([input_row]),
+                                           tuple(input_row.names), tuple(self.row_type.names))
+        return transform_keyed(inputs[0], input_row, self.grouping, processor, self.row_type)
 
 
 def _ddl(sql_type: SqlType) -> str:

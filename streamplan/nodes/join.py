@@ -11,6 +11,7 @@ from ..options import STATE_TTL
 from ..types import RowType
 from .base import ExecNode
 from .common import JoinSpec
+from .keyed import struct_ddl
 from .metadata import exec_node
 
 LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
@@ -107,9 +108,8 @@ class StreamExecJoin(ExecNode):
         layouts = {}
         for name, row, spec, outer in zip((LEFT_RECORDS, RIGHT_RECORDS), inputs, self.side_specs(),
                                           (self.join_type.left_outer, self.join_type.right_outer)):
-            unique = ", ".join(_field_ddl(row, i) for i in spec.unique_key)
-            row_ddl = ", ".join(_field_ddl(row, i) for i in range(len(row.fields)))
-            layouts[name] = side_layout(name, spec, row_ddl, unique, outer)
+            layouts[name] = side_layout(name, spec, struct_ddl(row),
+                                        struct_ddl(row, list(spec.unique_key)), outer)
         return layouts
 
     # --- runtime -------------------------------------------------------------------------
@@ -133,8 +133,3 @@ class StreamExecJoin(ExecNode):
                                            len(self.join_spec.left_keys))
         return union.groupBy(*key_names).transformWithState(processor, output, "Append",
                                                             "ProcessingTime")
-
-
-def _field_ddl(row: RowType, index: int) -> str:
-    field = row.fields[index]
-    return f"`{field.name}`: {field.type.to_spark().simpleString().upper()}"

@@ -24,6 +24,11 @@ from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.base import StateMetadata
 from ..nodes.calc import StreamExecCalc
+from ..nodes.changelog_normalize import STATE_NAME as NORMALIZE_STATE_NAME
+from ..nodes.changelog_normalize import StreamExecChangelogNormalize
+from ..nodes.deduplicate import STATE_NAME as DEDUP_STATE_NAME
+from ..nodes.deduplicate import StreamExecDeduplicate
+from ..nodes.drop_update_before import StreamExecDropUpdateBefore
 from ..nodes.common import JoinSpec, TableSpec
 from ..nodes.group_aggregate import STATE_NAME as AGG_STATE_NAME
 from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
@@ -31,10 +36,14 @@ from ..nodes.interval_join import IntervalJoinSpec, StreamExecIntervalJoin, Wind
 from ..nodes.interval_join import JoinSpec as IntervalJoinKeys
 from ..nodes.join import StreamExecJoin
 from ..nodes.metadata import node_name
+from ..nodes.rank import APPEND_FAST, RETRACT
+from ..nodes.rank import STATE_NAME as RANK_STATE_NAME
+from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
+                          StreamExecRank)
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..options import STATE_TTL, Configuration
+from ..options import SOURCE_CDC_EVENTS_DUPLICATE, STATE_TTL, Configuration
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert, Position
 from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
@@ -92,6 +101,7 @@ class PlanBuilder:
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
     origins: dict[int, dict[RowKind, ExecNode]] = field(default_factory=dict)
     unique_keys: dict[int, list[list[int]]] = field(default_factory=dict)
+    optional_normalizes: set[int] = field(default_factory=set)   # upsert sources' normalizes
 
     # --- graph helpers --------------------------------------------------------------------
     def add(self, kind: type, inputs: list[ExecNode], **spec) -> ExecNode:
@@ -146,12 +156,16 @@ class PlanBuilder:
         if select.args.get("with_"):
             ctx.ctes = {**ctx.ctes, **{cte.alias: cte.this for cte in select.args["with_"].expressions}}
         try:
-            relation = self._plan_from(select, ctx, top_level)
+            where_clause = select.args.get("where")
+            condition = where_clause.this if where_clause else None
+            ranked = self._ranked_source(select, ctx)
+            if ranked is not None:
+                relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
+            else:
+                relation = self._plan_from(select, ctx, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
-                return self._plan_aggregate(select, relation, ctx, sink_row, top_level)
-            condition = select.args.get("where")
-            return self._plan_projection(select.expressions, relation,
-                                         condition.this if condition else None, ctx, sink_row)
+                return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
+            return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
         finally:
             ctx.ctes = outer_ctes
 
@@ -278,13 +292,17 @@ class PlanBuilder:
                                     f"fields=[{', '.join(physical.names)}])")
         if any(column.computed is not None for column in table.columns):
             projection = [f"`{c.name}`" if c.computed is None
+                          else PROCTIME_SQL if _is_proctime(c.computed)
                           else self._sql(c.computed, physical, where) for c in table.columns]
             names = [c.name for c in table.columns]
             types = self.types.resolve(physical, projection, None, where)
-            row = RowType(tuple(Field(n, t) for n, t in zip(names, types)))
+            row = RowType(tuple(
+                Field(n, PROCTIME_TYPE, proctime=True) if _is_proctime(c.computed) else Field(n, t)
+                for n, t, c in zip(names, types, table.columns)))
             node = self.add(StreamExecCalc, [node], projection=projection, condition=None,
                             output_type=row.text,
                             description=_calc_description(projection, names, None))
+        node = self._normalize_changelog(table, node)
         if table.watermark is None:
             return node
         row = node.row_type
@@ -301,6 +319,35 @@ class PlanBuilder:
                         output_type=RowType(tuple(fields)).text,
                         description=f"WatermarkAssigner(rowtime=[{rowtime.name}], "
                                     f"watermark=[{table.watermark.text}])")
+
+    def _normalize_changelog(self, table: CreateTable, node: ExecNode) -> ExecNode:
+        """An upsert source (+I/+U/-D by primary key, no -U), or a changelog source that may
+        repeat events (table.exec.source.cdc-events-duplicate), gets a changelog normalize
+        keeping the last row per key, as in Flink."""
+        kinds = self.modes[node.id]
+        upsert = RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds
+        duplicates = self.config.get(SOURCE_CDC_EVENTS_DUPLICATE) and kinds != frozenset(
+            {RowKind.INSERT})
+        if not (upsert or duplicates):
+            return node
+        if not table.primary_key:
+            raise PlanningError(
+                f"{table.position}: table '{table.name}' is an upsert source ('changelog-mode' = "
+                f"'{table.options.get('changelog-mode')}': updates without -U rows) or may "
+                f"repeat changelog events, so it needs a PRIMARY KEY (...) NOT ENFORCED")
+        row = node.row_type
+        keys = [row.index(name) for name in table.primary_key]
+        if RowKind.UPDATE_BEFORE in kinds:        # the normalize rebuilds -U from its state
+            node = self.add(StreamExecDropUpdateBefore, [node], output_type=row.text,
+                            description="DropUpdateBefore")
+        state = [StateMetadata(index=0, ttl=format_duration_ms(self.config.get(STATE_TTL)),
+                               name=NORMALIZE_STATE_NAME)]
+        normalize = self.add(StreamExecChangelogNormalize, [node], unique_keys=keys,
+                             generate_update_before=True, output_type=row.text, state=state,
+                             description=f"ChangelogNormalize(key=[{', '.join(table.primary_key)}])")
+        if not duplicates:
+            self.optional_normalizes.add(normalize.id)
+        return normalize
 
     def _join(self, left: Relation, right: Relation, join: exp.Join, ctx: QueryContext,
               top_level: bool) -> Relation:
@@ -440,8 +487,125 @@ class PlanBuilder:
         ttl = hinted if hinted is not None else self.config.get(STATE_TTL)
         return StateMetadata(index=index, ttl=format_duration_ms(ttl), name=name)
 
+    # --- ROW_NUMBER: deduplication and top-N -----------------------------------------------
+    def _ranked_source(self, select: exp.Select, ctx: QueryContext):
+        """(inner SELECT, its ROW_NUMBER item, alias) when FROM is a single subquery or CTE
+        whose SELECT list holds a ROW_NUMBER() OVER (...) window."""
+        source = select.args.get("from_") or select.args.get("from")
+        if source is None or select.args.get("joins"):
+            return None
+        item = source.this
+        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Select):
+            inner, alias = item.this, item.alias or ""
+        elif isinstance(item, exp.Table) and isinstance(ctx.ctes.get(item.name), exp.Select):
+            inner, alias = ctx.ctes[item.name], item.alias or item.name
+        else:
+            return None
+        windows = [e for e in inner.expressions
+                   if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window)]
+        if not windows:
+            return None
+        if len(windows) > 1:
+            raise UnsupportedSqlError("several OVER windows in one SELECT", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        return inner, windows[0], alias
+
+    def _plan_rank(self, inner: exp.Select, item: exp.Alias, alias: str, outer: exp.Select,
+                   condition: Optional[exp.Expression], ctx: QueryContext,
+                   top_level: bool) -> tuple[Relation, Optional[exp.Expression]]:
+        """The inner SELECT without its ROW_NUMBER, then a deduplicate or rank node; returns
+        the relation the outer query reads and the rest of its WHERE."""
+        where = ctx.where
+        window, rn = item.this, item.alias
+        function = window.this
+        if not isinstance(function, exp.RowNumber):
+            name = function.sql(dialect="spark").split("(")[0].upper()
+            raise UnsupportedSqlError(
+                f"{name}() OVER (only ROW_NUMBER() is supported for top-N and deduplication)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        if window.args.get("spec"):
+            raise UnsupportedSqlError("a window frame on ROW_NUMBER()", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        rest = [conjunct for conjunct in (_conjuncts(condition) if condition is not None else [])]
+        start, end, remaining = _rank_range(rest, rn, where)
+        if end is None:
+            raise UnsupportedSqlError(
+                f"ROW_NUMBER() without an upper bound on '{rn}' in the outer WHERE (an OVER "
+                f"aggregate, needs stream-exec-over-aggregate)", ctx.position.line,
+                ctx.position.column, ctx.position.source)
+        stripped = inner.copy()
+        stripped.set("expressions", [e for e in stripped.expressions
+                                     if not (isinstance(e, exp.Alias) and e.alias == rn)])
+        source = self._plan_select(stripped, ctx)
+        scope = Scope(source.scope_fields, where)
+        row = source.node.row_type
+
+        def index(expression: exp.Expression, what: str) -> int:
+            if not plain_column(expression):
+                raise UnsupportedSqlError(f"an expression in {what} of ROW_NUMBER() (only "
+                                          f"columns)", ctx.position.line, ctx.position.column,
+                                          ctx.position.source)
+            return row.index(scope.resolve(expression).name)
+
+        partition = [index(e, "PARTITION BY") for e in window.args.get("partition_by") or []]
+        order = window.args.get("order")
+        ordered = list(order.expressions) if order else []
+        if not ordered:
+            raise PlanningError(f"{where}: ROW_NUMBER() needs ORDER BY in its OVER clause")
+        sort = [(index(o.this, "ORDER BY"), not o.args.get("desc"),
+                 bool(o.args.get("nulls_first"))) for o in ordered]
+        uses_rn = any(isinstance(c, exp.Column) and c.name == rn and c.table in ("", alias)
+                      for e in list(outer.expressions) + remaining for c in e.find_all(exp.Column))
+        time_field = row.fields[sort[0][0]] if len(sort) == 1 else None
+        names = (alias,) if alias else ()
+        hinted = names if top_level else ()
+        input_node = source.node
+        if (start, end) == (1, 1) and time_field is not None and not uses_rn and (
+                time_field.rowtime or time_field.proctime):
+            keep_last = not sort[0][1]
+            state = [self._state_entry(0, DEDUP_STATE_NAME, hinted, ctx, is_join=False)]
+            keys = ", ".join(row.names[i] for i in partition)
+            node = self.add(StreamExecDeduplicate, [input_node], unique_keys=partition,
+                            is_rowtime=time_field.rowtime, keep_last_row=keep_last,
+                            generate_update_before=True, output_type=_plain_row(row).text,
+                            description=f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], "
+                                        f"key=[{keys}], order=[{'ROWTIME' if time_field.rowtime else 'PROCTIME'}])",
+                            state=state)
+            fields = list(node.row_type.fields)
+        else:
+            insert_only = self.modes[input_node.id] == frozenset({RowKind.INSERT})
+            out_row = _plain_row(row)
+            if uses_rn:
+                out_row = RowType(out_row.fields + (Field(rn, SqlType("BIGINT", (), False)),))
+            state = [self._state_entry(0, RANK_STATE_NAME, hinted, ctx, is_join=False)]
+            order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
+                                   for i, asc, _ in sort)
+            node = self.add(
+                StreamExecRank, [input_node], rank_type="ROW_NUMBER",
+                partition=PartitionSpec(fields=partition),
+                order_by=SortSpec(fields=[SortField(index=i, is_ascending=asc,
+                                                    null_is_last=not nulls_first)
+                                          for i, asc, nulls_first in sort]),
+                rank_range=RankRange(start=start, end=end),
+                rank_strategy=RankStrategy(type=APPEND_FAST if insert_only else RETRACT),
+                output_row_number=uses_rn, generate_update_before=True,
+                output_type=out_row.text, state=state,
+                description=f"Rank(strategy=[{APPEND_FAST if insert_only else RETRACT}], "
+                            f"rankType=[ROW_NUMBER], rankRange=[rankStart={start}, "
+                            f"rankEnd={end}], partitionBy=[{', '.join(row.names[i] for i in partition)}], "
+                            f"orderBy=[{order_text}], select=[{', '.join(out_row.names)}])")
+            fields = list(node.row_type.fields)
+        scope_fields = [ScopeField(alias, f.name, fields[i])
+                        for i, f in enumerate(source.scope_fields)]
+        if uses_rn and len(fields) > len(scope_fields):
+            scope_fields.append(ScopeField(alias, rn, fields[-1]))
+        remaining_condition = exp.and_(*remaining) if len(remaining) > 1 else (
+            remaining[0] if remaining else None)
+        return Relation(node, scope_fields, names), remaining_condition
+
     # --- aggregation ---------------------------------------------------------------------------
-    def _plan_aggregate(self, select: exp.Select, relation: Relation, ctx: QueryContext,
+    def _plan_aggregate(self, select: exp.Select, relation: Relation,
+                        where_condition: Optional[exp.Expression], ctx: QueryContext,
                         sink_row: Optional[RowType], top_level: bool) -> Relation:
         """Calc (group keys, arguments; WHERE) -> group aggregate -> Calc (HAVING, SELECT)."""
         where = ctx.where
@@ -471,9 +635,8 @@ class PlanBuilder:
                 text = self._sql(scope.rewrite(call.argument), input_row, where)
                 if text not in arg_sql:
                     arg_sql.append(text)
-        where_clause = select.args.get("where")
-        condition = (self._sql(scope.rewrite(where_clause.this), input_row, where)
-                     if where_clause else None)
+        condition = (self._sql(scope.rewrite(where_condition), input_row, where)
+                     if where_condition is not None else None)
         if condition is not None:
             self.types.check_condition(input_row, condition, where)
         projection = key_sql + arg_sql
@@ -561,7 +724,7 @@ class PlanBuilder:
         if isinstance(node, StreamExecTableSourceScan):
             pk = node.table.primary_key or []
             return [[node.row_type.index(name) for name in pk]] if pk else []
-        if isinstance(node, StreamExecWatermarkAssigner):
+        if isinstance(node, (StreamExecWatermarkAssigner, StreamExecDropUpdateBefore)):
             return self.unique_keys[inputs[0].id]
         if isinstance(node, StreamExecCalc):
             input_names = inputs[0].row_type.names
@@ -574,24 +737,34 @@ class PlanBuilder:
                     if all(i in mapped for i in key)]
         if isinstance(node, StreamExecGroupAggregate):
             return [list(range(len(node.grouping)))]
+        if isinstance(node, (StreamExecDeduplicate, StreamExecChangelogNormalize)):
+            return [list(node.unique_keys)]
+        if isinstance(node, StreamExecRank):
+            keys = list(node.partition.fields)
+            if node.rank_range.end == 1:
+                return [keys]
+            return [keys + [len(node.row_type.fields) - 1]] if node.output_row_number else []
         return []
 
     def _generate_update_before_where_needed(self) -> None:
-        """A group aggregate emits -U only when a consumer needs it (Flink's
-        UpdateKindTrait): sinks without a primary key, or whose key is not the input's
-        unique key, and filters need it; joins and aggregates need it from their inputs;
-        projections and inner joins pass the need on to their own inputs."""
+        """Nodes that generate updates (aggregates, deduplicate, rank, changelog normalize)
+        emit -U only when a consumer needs it (Flink's UpdateKindTrait): sinks without a
+        primary key, or whose key is not the input's unique key, and filters need it; joins,
+        aggregates and ranks need it from their inputs; projections pass the need on. A
+        changelog normalize that only rebuilds -U for an upsert source is dropped when no
+        consumer needs -U, as Flink does."""
         consumers: dict[int, list[ExecNode]] = {node.id: [] for node in self.nodes}
+        by_id = {node.id: node for node in self.nodes}
         for edge in self.edges:
-            consumers[edge.source].append(next(n for n in self.nodes if n.id == edge.target))
+            consumers[edge.source].append(by_id[edge.target])
         needs: dict[int, bool] = {}
 
         def needs_update_before(node: ExecNode) -> bool:
             if node.id not in needs:
-                needs[node.id] = any(_requires(consumer, node) for consumer in consumers[node.id])
+                needs[node.id] = any(requires(consumer, node) for consumer in consumers[node.id])
             return needs[node.id]
 
-        def _requires(consumer: ExecNode, producer: ExecNode) -> bool:
+        def requires(consumer: ExecNode, producer: ExecNode) -> bool:
             if isinstance(consumer, StreamExecSink):
                 key = consumer.table.primary_key
                 if not key:
@@ -600,19 +773,33 @@ class PlanBuilder:
                 return not any(sorted(k) == wanted for k in self.unique_keys[producer.id])
             if isinstance(consumer, StreamExecCalc):
                 return consumer.condition is not None or needs_update_before(consumer)
-            if isinstance(consumer, StreamExecJoin) and consumer.join_type is JoinType.INNER:
-                return True
             return True
 
-        changed = False
-        for index, node in enumerate(self.nodes):
-            if isinstance(node, StreamExecGroupAggregate):
-                wanted = needs_update_before(node)
-                if wanted != node.generate_update_before:
-                    self.nodes[index] = node.model_copy(update={"generate_update_before": wanted})
-                    changed = True
-        if changed:
-            self._reinfer_changelog()
+        wanted = {node.id: needs_update_before(node) for node in self.nodes
+                  if "generate_update_before" in type(node).model_fields}
+        dropped = {node_id for node_id in self.optional_normalizes if not wanted[node_id]}
+        self.nodes = [node if node.id not in wanted or node.id in dropped
+                      or wanted[node.id] == node.generate_update_before
+                      else node.model_copy(update={"generate_update_before": wanted[node.id]})
+                      for node in self.nodes]
+        for node_id in sorted(dropped, reverse=True):    # later ids first: earlier ones stay
+            self._bypass(node_id)
+        self._reinfer_changelog()
+
+    def _bypass(self, node_id: int) -> None:
+        """Remove a one-input node, connecting its input to its consumers, and number the
+        nodes again in order (plans list nodes inputs first, with ids in that order)."""
+        (source,) = [edge.source for edge in self.edges if edge.target == node_id]
+        edges = [Edge(source if edge.source == node_id else edge.source, edge.target)
+                 for edge in self.edges if edge.target != node_id]
+        kept = [node for node in self.nodes if node.id != node_id]
+        renumber = {node.id: index + 1 for index, node in enumerate(kept)}
+        self.nodes = [node.model_copy(update={"id": renumber[node.id]}) for node in kept]
+        self.edges = [Edge(renumber[edge.source], renumber[edge.target]) for edge in edges]
+        self.unique_keys = {renumber[old]: keys for old, keys in self.unique_keys.items()
+                            if old in renumber}
+        self.optional_normalizes = {renumber[old] for old in self.optional_normalizes
+                                    if old in renumber}
 
     def _reinfer_changelog(self) -> None:
         plan = CompiledPlan(self.nodes, self.edges)
@@ -625,8 +812,64 @@ class PlanBuilder:
                     "input_changelog_mode": mode_names(self.modes[inputs[0].id])})
 
 
+# `t AS PROCTIME()`: a processing-time attribute. Only its order matters (arrival order);
+# its value is the micro-batch's time, so queries that output it are not deterministic.
+PROCTIME_SQL = "CAST(current_timestamp() AS TIMESTAMP)"
+PROCTIME_TYPE = SqlType("TIMESTAMP_LTZ", (3,), nullable=False)
+
+
+def _is_proctime(expression: Optional[exp.Expression]) -> bool:
+    return (isinstance(expression, exp.Anonymous) and expression.name.upper() == "PROCTIME"
+            and not expression.expressions)
+
+
 def _has_aggregates(select: exp.Select) -> bool:
     return any(isinstance(node, exp.AggFunc) for item in select.expressions for node in item.walk())
+
+
+def _plain_row(row: RowType) -> RowType:
+    """The same fields without time attributes: they do not survive a stateful operator."""
+    return RowType(tuple(Field(f.name, f.type) for f in row.fields))
+
+
+def _rank_range(conjuncts: list[exp.Expression], rn: str,
+                where: str) -> tuple[int, Optional[int], list[exp.Expression]]:
+    """Flink's constant rank range from `rn = n`, `rn <= n`, `rn < n`, `rn >= n`, `rn > n`,
+    `rn BETWEEN a AND b` (either orientation); the other conjuncts stay a filter."""
+    start, end, rest = 1, None, []
+
+    def is_rn(node: exp.Expression) -> bool:
+        return isinstance(node, exp.Column) and node.name == rn
+
+    def number(node: exp.Expression) -> Optional[int]:
+        if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+            return int(node.this)
+        return None
+
+    flip = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.EQ: exp.EQ}
+    for conjunct in conjuncts:
+        if isinstance(conjunct, exp.Between) and is_rn(conjunct.this):
+            low, high = number(conjunct.args["low"]), number(conjunct.args["high"])
+            if low is None or high is None:
+                raise PlanningError(f"{where}: the bounds of '{rn}' must be integer literals")
+            start, end = max(start, low), high if end is None else min(end, high)
+            continue
+        op = type(conjunct)
+        if op in flip and (is_rn(conjunct.this) or is_rn(conjunct.expression)):
+            value = number(conjunct.expression if is_rn(conjunct.this) else conjunct.this)
+            if value is None:
+                raise PlanningError(f"{where}: '{rn}' must be compared with an integer literal")
+            op = op if is_rn(conjunct.this) else flip[op]
+            if op in (exp.EQ, exp.LTE, exp.LT):
+                limit = value if op is not exp.LT else value - 1
+                end = limit if end is None else min(end, limit)
+            if op in (exp.EQ, exp.GTE, exp.GT):
+                start = max(start, value if op is not exp.GT else value + 1)
+            continue
+        rest.append(conjunct)
+    if end is not None and end < start:
+        raise PlanningError(f"{where}: the condition on '{rn}' selects no rank ({start} to {end})")
+    return start, end, rest
 
 
 def _column(name: str) -> exp.Column:

@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
+from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
@@ -104,28 +105,19 @@ def make_processor_class():
             self.core = ChangelogNormalizeCore(self.params)
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                kind = RowKind.from_code(row[OP_COLUMN])
-                values = tuple(row[name] for name in self.names)
-                decoded.append((kind.is_accumulate, repr(values), kind, values))
-            # Retractions before accumulations: the order in which one upstream record's
-            # changes arrive (-U/-D before +U/+I); then by value, so that outputs are the
-            # same run after run.
-            decoded.sort(key=lambda item: item[:2])
+            decoded = rows_of(rows, self.names)
             stored = self.state.get()
             loaded = _plain(stored[0]) if stored is not None else None
             kept = loaded
             out: list[Output] = []
-            for _, _, kind, values in decoded:
+            for kind, values in decoded:
                 kept = self.core.process(kept, kind, values, out)
             if kept is None:
                 if loaded is not None:
                     self.state.clear()
             elif kept is not loaded:       # Flink wrote the state (which refreshes its TTL)
                 self.state.update((kept,))
-            return iter([Row(**dict(zip(self.names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.names)
 
         def close(self) -> None:
             pass

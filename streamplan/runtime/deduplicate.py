@@ -39,8 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
 from .interval_join import to_millis
+from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 DEDUPLICATE_STATE = "deduplicate-state"     # Flink's state name (SyncStateDeduplicateFunctionBase)
@@ -198,13 +199,7 @@ def make_processor_class():
             self.core = DeduplicateCore(self.params)
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                kind = RowKind.from_code(row[OP_COLUMN])
-                values = tuple(row[name] for name in self.names)
-                decoded.append((repr(values), kind, values))
-            # By value: the same outputs run after run (the input is insert-only).
-            decoded.sort(key=lambda item: item[0])
+            decoded = rows_of(rows, self.names)
             stored = self.state.get()
             if stored is None:
                 loaded = None
@@ -214,12 +209,11 @@ def make_processor_class():
                 loaded = _plain(stored[0])
             kept = loaded
             out: list[Output] = []
-            for _, kind, values in decoded:
+            for kind, values in decoded:
                 kept = self.core.process(kept, kind, values, out)
             if kept is not loaded:         # Flink wrote the state (which refreshes its TTL)
                 self.state.update((True,) if self.params.keeps_flag else (kept,))
-            return iter([Row(**dict(zip(self.names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.names)
 
         def close(self) -> None:
             pass

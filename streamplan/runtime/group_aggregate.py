@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
+from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 COUNT, SUM, MIN, MAX, AVG = "COUNT", "SUM", "MIN", "MAX", "AVG"
@@ -226,28 +227,18 @@ def make_processor_class():
             self.core = GroupAggCore(self.params)
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                kind = RowKind.from_code(row[OP_COLUMN])
-                values = tuple(row[name] for name in self.input_names)
-                decoded.append((kind.is_accumulate, repr(values), kind, values))
-            # Retractions before accumulations: the order in which one upstream record's
-            # changes arrive (Flink's operators emit -U/-D before +U/+I); then by value,
-            # so that outputs are the same run after run.
-            decoded.sort(key=lambda item: item[:2])
+            decoded = rows_of(rows, self.input_names)
             stored = self.state.get()
             acc = _decode(stored, self.params.calls) if stored is not None else None
             group = tuple(key)[:self.params.key_arity]
             out: list[Output] = []
-            for _, _, kind, values in decoded:
+            for kind, values in decoded:
                 acc = self.core.process(group, acc, kind, values, out)
             if acc is None:
                 self.state.clear()
             else:
                 self.state.update(_encode(acc, self.params.calls))
-            names = self.output_names
-            return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.output_names)
 
         def close(self) -> None:
             pass

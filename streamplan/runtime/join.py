@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
 from ..join_type import JoinType
+from .batch_rows import emitted
 from .state_ttl import spark_ttl_ms
 
 CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY = ("join-key-contains-unique-key",
@@ -310,22 +311,17 @@ def make_processor_class():
             for row in rows:
                 is_left = row["__side"] == 0
                 kind = RowKind.from_code(row["__kind"])
-                values = _plain(row["__l"] if is_left else row["__r"])
-                decoded.append((kind.is_accumulate, not is_left, repr(values), is_left, kind,
-                                values))
-            # Retractions first (one upstream record's changes arrive -U/-D before +U/+I),
-            # left before right, then by value: the same outputs run after run.
-            decoded.sort(key=lambda item: item[:3])
+                decoded.append((is_left, kind, _plain(row["__l"] if is_left else row["__r"])))
+            # Arrival order (see runtime.batch_rows) within each side, the left side first.
+            decoded.sort(key=lambda item: not item[0])
             keys_match = all(part is not None for part in tuple(key)[:self.key_arity])
             left, right = self.left.load(), self.right.load()
             out: list[Output] = []
-            for _, _, _, is_left, kind, values in decoded:
+            for is_left, kind, values in decoded:
                 self.core.process(is_left, kind, values, keys_match, left, right, out)
             self.left.store(left)
             self.right.store(right)
-            names = self.params.output_names
-            return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.params.output_names)
 
         def close(self) -> None:
             pass

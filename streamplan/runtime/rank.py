@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
+from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 LOG = logging.getLogger(__name__)
@@ -595,18 +596,10 @@ def make_processor_class():
             self.core = RankCore(self.params)
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                kind = RowKind.from_code(row[OP_COLUMN])
-                values = tuple(row[name] for name in self.input_names)
-                decoded.append((kind.is_accumulate, repr(values), kind, values))
-            # Retractions before accumulations: the order in which one upstream record's
-            # changes arrive (Flink's operators emit -U/-D before +U/+I); then by value,
-            # so that outputs are the same run after run.
-            decoded.sort(key=lambda item: item[:2])
+            decoded = rows_of(rows, self.input_names)
             state = decode_state(self.core, self.state.get())
             out: list[Output] = []
-            for _, _, kind, values in decoded:
+            for kind, values in decoded:
                 self.core.process(state, kind, values, out)
             if state.written:
                 encoded = encode_state(self.core, state)
@@ -614,9 +607,7 @@ def make_processor_class():
                     self.state.clear()
                 else:
                     self.state.update(encoded)
-            names = self.output_names
-            return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.output_names)
 
         def close(self) -> None:
             pass

@@ -29,7 +29,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
+from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 LOG = logging.getLogger(__name__)
@@ -145,28 +146,19 @@ def make_processor_class():
             self.core = UpsertMaterializerCore(self.params)
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                kind = RowKind.from_code(row[OP_COLUMN])
-                values = tuple(row[name] for name in self.names)
-                decoded.append((kind.is_accumulate, repr(values), kind, values))
-            # Retractions before accumulations: the order in which one upstream record's
-            # changes arrive (-U/-D before +U/+I); then by value, so that outputs are the
-            # same run after run.
-            decoded.sort(key=lambda item: item[:2])
+            decoded = rows_of(rows, self.names)
             stored = self.state.get()
             kept = SinkValues([_plain(item) for item in (stored[0] or [])]
                               if stored is not None else [])
             out: list[Output] = []
-            for _, _, kind, values in decoded:
+            for kind, values in decoded:
                 self.core.process(kept, kind, values, out)
             if kept.written:
                 if kept.rows:
                     self.state.update((list(kept.rows),))
                 else:
                     self.state.clear()
-            return iter([Row(**dict(zip(self.names, values)), **{OP_COLUMN: code})
-                         for code, values in out])
+            return emitted(out, self.names)
 
         def close(self) -> None:
             pass

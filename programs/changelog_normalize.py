@@ -1,0 +1,85 @@
+"""Table test programs for stream-exec-changelog-normalize (Flink's
+ChangelogNormalizeTestPrograms): an upsert source (+I/+U/-D by primary key, no -U) becomes
+a full changelog, keeping the last row per key: an update retracts the kept row (-U with its
+values), a delete deletes the kept row, a delete of an absent key is dropped, and a row equal
+to the kept one changes nothing. The keys' rows are kept across the restore.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+ACCOUNTS = ("id INT", "balance INT", "PRIMARY KEY (id) NOT ENFORCED")
+
+
+def update(*values) -> dict:
+    return {"kind": "+U", "values": list(values)}
+
+
+def delete(*values) -> dict:
+    return {"kind": "-D", "values": list(values)}
+
+
+def program(id: str, description: str, before: list, after: list,
+            expected: tuple[list[str], list[str]], mode: str = "I,UA,D",
+            config: dict[str, str] | None = None, sql: str = "INSERT INTO S SELECT * FROM A",
+            sink_schema: tuple[str, ...] = ("id INT", "balance INT")) -> TableTestProgram:
+    builder = TableTestProgram.of(id, description)
+    for key, value in (config or {}).items():
+        builder = builder.setup_config(key, value)
+    source = (SourceTestStep.new_builder("A").add_schema(*ACCOUNTS)
+              .add_option("changelog-mode", mode)
+              .producing_before_restore(*before).producing_after_restore(*after).build())
+    sink = (SinkTestStep.new_builder("S").add_schema(*sink_schema)
+            .add_option("sink-insert-only", "false")
+            .consuming_before_restore(*expected[0]).consuming_after_restore(*expected[1]).build())
+    return builder.setup_table_source(source).setup_table_sink(sink).run_sql(sql).build()
+
+
+# The sink has no key, so it needs -U: the update of 1 retracts the kept (1, 10).
+CHANGELOG_NORMALIZE_UPSERT = program(
+    "changelog-normalize-upsert", "an upsert source becomes a full changelog with -U rows",
+    [[1, 10], [2, 20], update(1, 15)], [delete(2, 0), [3, 30], update(1, 16)],
+    (["+I[1, 10]", "+I[2, 20]", "-U[1, 10]", "+U[1, 15]"],
+     ["-D[2, 20]", "+I[3, 30]", "-U[1, 15]", "+U[1, 16]"]))
+
+# A delete of a key never seen (or already deleted) is dropped; a delete carries the kept
+# row's values, not the delete's.
+CHANGELOG_NORMALIZE_DELETE = program(
+    "changelog-normalize-delete", "deletes retract the kept row; a delete of an absent key is "
+    "dropped",
+    [[1, 10], delete(9, 0)], [delete(1, 99), delete(1, 99), [1, 11]],
+    (["+I[1, 10]"], ["-D[1, 10]", "+I[1, 11]"]))
+
+# An update equal to the kept row changes nothing and is not forwarded.
+CHANGELOG_NORMALIZE_DUPLICATE_UPDATES = program(
+    "changelog-normalize-duplicate-updates", "an update equal to the kept row is dropped",
+    [[1, 10], update(1, 10)], [update(1, 10), update(1, 12)],
+    (["+I[1, 10]"], ["-U[1, 10]", "+U[1, 12]"]))
+
+# table.exec.source.cdc-events-duplicate: a full changelog source that may repeat events is
+# normalized by its key as well; the repeated +I and +U are dropped. Its -U retracts the kept
+# row and the +U that follows it is an update (Flink 2.3 emits -U/+U here, not -D/+I).
+CHANGELOG_NORMALIZE_CDC_DUPLICATES = program(
+    "changelog-normalize-cdc-duplicates", "with cdc-events-duplicate a repeated event of a "
+    "changelog source is dropped",
+    [[1, 10], [1, 10]], [{"kind": "-U", "values": [1, 10]}, update(1, 11), update(1, 11)],
+    (["+I[1, 10]"], ["-U[1, 10]", "+U[1, 11]"]),
+    mode="I,UB,UA,D", config={"table.exec.source.cdc-events-duplicate": "true"})
+
+# Normalized, then aggregated: the aggregate needs -U to retract the old balance; the sum
+# over all accounts follows every upsert exactly. The update of 1 arrives as -U[1, 10] then
+# +U[1, 15] (count 1 in between); after the restore 2 is deleted, and 1's update takes the
+# count to 0 (-D) before its new row inserts the global row again (+I).
+CHANGELOG_NORMALIZE_INTO_AGGREGATE = program(
+    "changelog-normalize-into-aggregate", "an aggregate over an upsert source retracts the "
+    "replaced rows",
+    [[1, 10], [2, 20], update(1, 15)], [delete(2, 0), update(1, 5)],
+    (["+I[1, 10]", "-U[1, 10]", "+U[2, 30]", "-U[2, 30]", "+U[1, 20]", "-U[1, 20]",
+      "+U[2, 35]"],
+     ["-U[2, 35]", "+U[1, 15]", "-D[1, 15]", "+I[1, 5]"]),
+    sql="INSERT INTO S SELECT CAST(COUNT(*) AS INT), CAST(SUM(balance) AS INT) FROM A",
+    sink_schema=("n INT", "total INT"))
+
+PROGRAMS = [CHANGELOG_NORMALIZE_UPSERT, CHANGELOG_NORMALIZE_DELETE,
+            CHANGELOG_NORMALIZE_DUPLICATE_UPDATES, CHANGELOG_NORMALIZE_CDC_DUPLICATES,
+            CHANGELOG_NORMALIZE_INTO_AGGREGATE]

@@ -1,0 +1,93 @@
+"""Table test programs for stream-exec-deduplicate (Flink's DeduplicationTestPrograms):
+`ROW_NUMBER() OVER (PARTITION BY k ORDER BY <time attribute> ASC|DESC) = 1`.
+
+On event time a row replaces the kept one when its rowtime is >= (keep last) or < (keep
+first) the kept row's, whatever order rows arrive in. On processing time the arrival order
+decides; every row is its own micro-batch, so that order is the programs' row order and the
+results do not depend on the wall clock (the processing-time column is never output).
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+DEDUP = ("INSERT INTO S SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+         "ORDER BY {order}) AS rn FROM T) WHERE rn = 1")
+
+
+def at(second: int) -> str:
+    return f"2024-01-01 10:00:{second:02d}"
+
+
+def rowtime_source(before: list, after: list) -> SourceTestStep:
+    """T(k, v, t) with a watermark; rows as (k, v, second)."""
+    return (SourceTestStep.new_builder("T")
+            .add_schema("k STRING", "v INT", "t TIMESTAMP(3)",
+                        "WATERMARK FOR t AS t - INTERVAL '1' SECOND")
+            .producing_before_restore(*[[k, v, at(s)] for k, v, s in before])
+            .producing_after_restore(*[[k, v, at(s)] for k, v, s in after]).build())
+
+
+def proctime_source(before: list, after: list) -> SourceTestStep:
+    return (SourceTestStep.new_builder("T").add_schema("k STRING", "v INT", "pt AS PROCTIME()")
+            .producing_before_restore(*before).producing_after_restore(*after).build())
+
+
+def sink(before: list[str], after: list[str], changelog: bool = True, key: bool = False):
+    builder = SinkTestStep.new_builder("S").add_schema(
+        "k STRING", "v INT", *(["PRIMARY KEY (k) NOT ENFORCED"] if key else []))
+    if changelog:
+        builder = builder.add_option("sink-insert-only", "false")
+    return builder.consuming_before_restore(*before).consuming_after_restore(*after).build()
+
+
+def program(id: str, description: str, source: SourceTestStep, sink_step, order: str):
+    return (TableTestProgram.of(id, description).setup_table_source(source)
+            .setup_table_sink(sink_step).run_sql(DEDUP.format(order=order)).build())
+
+
+# (a, 4, @2) arrives after (a, 3, @3): older, so it does not replace it; (b, 5, @2) after the
+# restore has b's kept rowtime (2): keep last replaces on equal rowtimes.
+DEDUPLICATE_ROWTIME_KEEP_LAST = program(
+    "deduplicate-rowtime-keep-last", "keep the row with the latest rowtime per key; an older "
+    "row arriving late does not replace it",
+    rowtime_source([("a", 1, 1), ("b", 2, 2), ("a", 3, 3), ("a", 4, 2)],
+                   [("b", 5, 2), ("a", 6, 5)]),
+    sink(["+I[a, 1]", "+I[b, 2]", "-U[a, 1]", "+U[a, 3]"],
+         ["-U[b, 2]", "+U[b, 5]", "-U[a, 3]", "+U[a, 6]"]),
+    "t DESC")
+
+# Keep first on event time: a row with an earlier rowtime replaces the kept one (-U/+U);
+# an equal rowtime does not.
+DEDUPLICATE_ROWTIME_KEEP_FIRST = program(
+    "deduplicate-rowtime-keep-first", "keep the row with the earliest rowtime per key; an "
+    "earlier row arriving late replaces it",
+    rowtime_source([("a", 1, 3), ("b", 2, 2), ("a", 3, 1), ("a", 4, 1)],
+                   [("b", 5, 1), ("a", 6, 5)]),
+    sink(["+I[a, 1]", "+I[b, 2]", "-U[a, 1]", "+U[a, 3]"],
+         ["-U[b, 2]", "+U[b, 5]"]),
+    "t ASC")
+
+# The first row by arrival per key; append-only.
+DEDUPLICATE_PROCTIME_KEEP_FIRST = program(
+    "deduplicate-proctime-keep-first", "keep the first row per key by arrival (append-only)",
+    proctime_source([["a", 1], ["b", 2], ["a", 3]], [["a", 4], ["c", 5]]),
+    sink(["+I[a, 1]", "+I[b, 2]"], ["+I[c, 5]"], changelog=False),
+    "pt ASC")
+
+# The last row by arrival per key: each new row updates the key.
+DEDUPLICATE_PROCTIME_KEEP_LAST = program(
+    "deduplicate-proctime-keep-last", "keep the last row per key by arrival",
+    proctime_source([["a", 1], ["b", 2], ["a", 3]], [["a", 4], ["c", 5]]),
+    sink(["+I[a, 1]", "+I[b, 2]", "-U[a, 1]", "+U[a, 3]"], ["-U[a, 3]", "+U[a, 4]", "+I[c, 5]"]),
+    "pt DESC")
+
+# Into an upsert sink keyed like the deduplication: no -U rows are generated.
+DEDUPLICATE_UPSERT_SINK = program(
+    "deduplicate-upsert-sink", "keep last into a sink keyed by the same key needs no -U",
+    proctime_source([["a", 1], ["b", 2], ["a", 3]], [["a", 4], ["c", 5]]),
+    sink(["+I[a, 1]", "+I[b, 2]", "+U[a, 3]"], ["+U[a, 4]", "+I[c, 5]"], key=True),
+    "pt DESC")
+
+PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
+            DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
+            DEDUPLICATE_UPSERT_SINK]

@@ -1,0 +1,119 @@
+"""Table test programs for stream-exec-rank, Top-N with ROW_NUMBER (Flink's RankTestPrograms).
+
+Over insert-only input the rank runs Flink's AppendOnlyTopNFunction: without the rank number
+a row entering the top N is inserted and the one it pushes out deleted; with it, every row
+whose rank shifts is updated (-U/+U). Over updating input it runs RetractableTopNFunction.
+Partition a's rows arrive before the restore and keep competing after it.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+RANKED = ("INSERT INTO S SELECT {columns} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k "
+          "ORDER BY v DESC) AS rn FROM T) WHERE {condition}")
+ROWS = ([["a", 5, 1], ["a", 3, 2], ["a", 4, 3], ["b", 1, 4]],
+        [["a", 6, 5], ["a", 1, 6], ["b", 2, 7]])
+
+
+def source(before: list, after: list, changelog: bool = False) -> SourceTestStep:
+    builder = SourceTestStep.new_builder("T").add_schema("k STRING", "v INT", "id INT")
+    if changelog:
+        builder = builder.add_option("changelog-mode", "I,UB,UA,D")
+    return builder.producing_before_restore(*before).producing_after_restore(*after).build()
+
+
+def program(id: str, description: str, columns: str, condition: str,
+            expected: tuple[list[str], list[str]], with_rn: bool = False,
+            rows: tuple[list, list] = ROWS) -> TableTestProgram:
+    schema = ("k STRING", "v INT", "id INT") + (("rn BIGINT",) if with_rn else ())
+    sink = (SinkTestStep.new_builder("S").add_schema(*schema)
+            .add_option("sink-insert-only", "false")
+            .consuming_before_restore(*expected[0]).consuming_after_restore(*expected[1]).build())
+    return (TableTestProgram.of(id, description).setup_table_source(source(*rows))
+            .setup_table_sink(sink)
+            .run_sql(RANKED.format(columns=columns, condition=condition)).build())
+
+
+# Top 2 per k by v: (a, 4) pushes (a, 3) out; after the restore (a, 6) pushes (a, 4) out and
+# (a, 1) does not get in.
+RANK_TOP_N = program(
+    "rank-top-n", "top 2 per key without the rank number: inserts and deletes",
+    "k, v, id", "rn <= 2",
+    (["+I[a, 5, 1]", "+I[a, 3, 2]", "-D[a, 3, 2]", "+I[a, 4, 3]", "+I[b, 1, 4]"],
+     ["-D[a, 4, 3]", "+I[a, 6, 5]", "+I[b, 2, 7]"]))
+
+# With the rank number every shifted row is updated: (a, 4) takes rank 2 from (a, 3);
+# (a, 6) takes rank 1 and moves (a, 5) to rank 2; (b, 2) moves (b, 1) to rank 2.
+RANK_TOP_N_WITH_ROW_NUMBER = program(
+    "rank-top-n-with-row-number", "top 2 per key with the rank number: shifted ranks update",
+    "k, v, id, rn", "rn <= 2",
+    (["+I[a, 5, 1, 1]", "+I[a, 3, 2, 2]", "-U[a, 3, 2, 2]", "+U[a, 4, 3, 2]", "+I[b, 1, 4, 1]"],
+     ["-U[a, 5, 1, 1]", "+U[a, 6, 5, 1]", "-U[a, 4, 3, 2]", "+U[a, 5, 1, 2]",
+      "-U[b, 1, 4, 1]", "+U[b, 2, 7, 1]", "+I[b, 1, 4, 2]"]),
+    with_rn=True)
+
+# `rn < 3` is rn <= 2; the same changelog as rank-top-n.
+RANK_LESS_THAN = program(
+    "rank-less-than", "rn < N is the top N-1", "k, v, id", "rn < 3",
+    (["+I[a, 5, 1]", "+I[a, 3, 2]", "-D[a, 3, 2]", "+I[a, 4, 3]", "+I[b, 1, 4]"],
+     ["-D[a, 4, 3]", "+I[a, 6, 5]", "+I[b, 2, 7]"]))
+
+# Ranks 2 to 3 only: rank 1 is never output. a: 5 | 5 3 -> (a,3) at 2 | 5 4 3 -> (a,4) at 2,
+# (a,3) at 3 | after: 6 5 4 -> (a,5) at 2, (a,4) at 3, (a,3) out | 1 is rank 5 | b: 1 | 2 1
+# -> (b,1) at 2.
+RANK_BETWEEN = program(
+    "rank-between", "rn BETWEEN 2 AND 3 outputs ranks 2 and 3 only", "k, v, id, rn",
+    "rn BETWEEN 2 AND 3",
+    (["+I[a, 3, 2, 2]", "-U[a, 3, 2, 2]", "+U[a, 4, 3, 2]", "+I[a, 3, 2, 3]"],
+     ["-U[a, 4, 3, 2]", "+U[a, 5, 1, 2]", "-U[a, 3, 2, 3]", "+U[a, 4, 3, 3]", "+I[b, 1, 4, 2]"]),
+    with_rn=True)
+
+# Over an updating input (Flink's RetractableTopNFunction): the top row is retracted, so the
+# next one enters; an update moves a row within the top N.
+RANK_UPDATING_INPUT = (
+    TableTestProgram.of("rank-updating-input", "top 2 over a changelog: a retracted top row "
+                        "lets the next one in")
+    .setup_table_source(source(
+        [["a", 5, 1], ["a", 3, 2], ["a", 4, 3]],
+        [{"kind": "-D", "values": ["a", 5, 1]}, {"kind": "-U", "values": ["a", 3, 2]},
+         {"kind": "+U", "values": ["a", 7, 2]}], changelog=True))
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "v INT", "id INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 5, 1]", "+I[a, 3, 2]", "-D[a, 3, 2]",
+                                                "+I[a, 4, 3]")
+                      .consuming_after_restore("-D[a, 5, 1]", "+I[a, 3, 2]", "-D[a, 3, 2]",
+                                               "+I[a, 7, 2]")
+                      .build())
+    .run_sql(RANKED.format(columns="k, v, id", condition="rn <= 2"))
+    .build())
+
+# The chain of the catalog: upsert source -> changelog normalize -> group aggregate ->
+# top-N -> upsert sink. Totals per region: eu 10 then 30, us 20 then deleted, asia 5, then
+# 45 and 41 after the restore; the top 2 regions by total, materialized by region.
+RANK_OF_AGGREGATE_OF_UPSERT_SOURCE = (
+    TableTestProgram.of("rank-of-aggregate-of-upsert-source", "top 2 regions by the sum of an "
+                        "upsert source, into an upsert sink")
+    .setup_table_source(
+        SourceTestStep.new_builder("A")
+        .add_schema("id INT", "region STRING", "amount INT", "PRIMARY KEY (id) NOT ENFORCED")
+        .add_option("changelog-mode", "I,UA,D")
+        .producing_before_restore([1, "eu", 10], [2, "us", 20], [3, "asia", 5],
+                                  {"kind": "+U", "values": [1, "eu", 30]})
+        .producing_after_restore({"kind": "-D", "values": [2, "us", 20]}, [4, "asia", 40],
+                                 {"kind": "+U", "values": [3, "asia", 1]})
+        .build())
+    .setup_table_sink(
+        SinkTestStep.new_builder("S")
+        .add_schema("region STRING", "total INT", "PRIMARY KEY (region) NOT ENFORCED")
+        .add_option("sink-insert-only", "false")
+        .testing_materialized_data()
+        .consuming_before_restore("+I[eu, 30]", "+I[us, 20]")
+        .consuming_after_restore("+I[asia, 41]", "+I[eu, 30]")
+        .build())
+    .run_sql("INSERT INTO S SELECT region, total FROM (SELECT region, total, ROW_NUMBER() OVER "
+             "(ORDER BY total DESC) AS rn FROM (SELECT region, SUM(amount) AS total FROM A "
+             "GROUP BY region)) WHERE rn <= 2")
+    .build())
+
+PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
+            RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE]

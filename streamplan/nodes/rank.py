@@ -1,0 +1,100 @@
+"""Top-N: `ROW_NUMBER() OVER (PARTITION BY k ORDER BY ...) AS rn ... WHERE rn <= N` (also
+`rn < N`, `rn BETWEEN a AND b`), with or without the rank number in the output, over
+insert-only or updating input (Flink's StreamExecRank with AppendOnlyTopNFunction or
+RetractableTopNFunction)."""
+from __future__ import annotations
+
+from ..changelog import INSERT_ONLY, RowKind
+from ..types import RowType
+from .base import ExecNode, PlanModel
+from .keyed import struct_ddl, transform_keyed
+from .metadata import exec_node
+
+STATE_NAME = "rankState"
+APPEND_FAST, RETRACT = "AppendFast", "Retract"
+
+
+class PartitionSpec(PlanModel):
+    fields: list[int]
+
+
+class SortField(PlanModel):
+    index: int
+    is_ascending: bool
+    null_is_last: bool
+
+
+class SortSpec(PlanModel):
+    fields: list[SortField]
+
+
+class RankRange(PlanModel):
+    type: str = "Constant"
+    start: int
+    end: int
+
+
+class RankStrategy(PlanModel):
+    type: str                              # AppendFast (insert-only input) | Retract
+
+
+@exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
+class StreamExecRank(ExecNode):
+    rank_type: str                         # ROW_NUMBER
+    partition: PartitionSpec
+    order_by: SortSpec
+    rank_range: RankRange
+    rank_strategy: RankStrategy
+    output_row_number: bool
+    generate_update_before: bool
+
+    @property
+    def ttl_ms(self) -> int:
+        return self.state[0].ttl_ms if self.state else 0
+
+    # --- changelog -----------------------------------------------------------------------
+    def output_changelog(self, inputs):
+        # As Flink's planner, every change (rows enter, leave and move in the top N); -U only
+        # when a consumer needs it.
+        kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE}
+        if self.generate_update_before:
+            kinds.add(RowKind.UPDATE_BEFORE)
+        return frozenset(kinds)
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        if self.rank_strategy.type == APPEND_FAST and inputs[0] != INSERT_ONLY:
+            raise self.unsupported_changes(f"Rank node {self.id} (strategy AppendFast)",
+                                           inputs[0] - INSERT_ONLY, origins[0],
+                                           "The plan was edited: updating input needs the "
+                                           "Retract strategy.")
+        kinds = inputs[0]
+        if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+            raise self.unsupported_changes(f"Rank node {self.id}", frozenset(
+                {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
+
+    # --- state and runtime ---------------------------------------------------------------
+    def params(self):
+        from ..runtime.rank import RankParams
+
+        return RankParams(
+            sort_key=tuple((f.index, f.is_ascending, not f.null_is_last)
+                           for f in self.order_by.fields),
+            rank_start=self.rank_range.start, rank_end=self.rank_range.end,
+            output_rank_number=self.output_row_number,
+            generate_update_before=self.generate_update_before,
+            input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.ttl_ms)
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        from ..runtime.rank import state_layout
+
+        (row,) = inputs
+        return state_layout(self.params(), struct_ddl(row))
+
+    def translate(self, ctx, inputs):
+        from ..runtime.rank import make_processor_class
+
+        (input_row,) = ctx.input_types(self)
+        processor = make_processor_class()(self.params(), self.state_layout([input_row]),
+                                           tuple(input_row.names), tuple(self.row_type.names))
+        return transform_keyed(inputs[0], input_row, self.partition.fields, processor,
+                               self.row_type)

@@ -1,0 +1,27 @@
+"""A micro-batch's rows of one key as a processor reads them, and the rows it emits.
+
+Rows are read in arrival order: the order the upstream operator emitted them in, which is
+the order Flink's next operator would see (an update arrives as -U then +U, a join's
+correction as -D then +I, and an update of an upsert source as two such pairs). Spark keeps
+it: within one upstream partition its shuffle and the sort that groups a key are stable,
+and in local mode the upstream partitions are read in their order, so the order is also
+the same run after run.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ..changelog import OP_COLUMN, RowKind
+
+
+def rows_of(rows: Iterable, names: tuple[str, ...]) -> list[tuple[RowKind, tuple]]:
+    """(row kind, values of `names`) of each input row, in arrival order."""
+    return [(RowKind.from_code(row[OP_COLUMN]), tuple(row[name] for name in names))
+            for row in rows]
+
+
+def emitted(out: list[tuple[int, tuple]], names: tuple[str, ...]) -> Iterator:
+    """Spark rows of the (row kind code, values) a core emitted."""
+    from pyspark.sql import Row
+
+    return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code}) for code, values in out])

@@ -1,4 +1,5 @@
-"""Programs for stream-exec-sink: the NOT NULL enforcer and a materialized upsert sink."""
+"""Programs for stream-exec-sink: the NOT NULL enforcer, a materialized upsert sink, and the
+sink upsert materializer (Flink's SinkUpsertMaterializerTestPrograms)."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
 SINK_NOT_NULL_DROP = (
@@ -41,4 +42,93 @@ SINK_MATERIALIZED_PRIMARY_KEY = (
     .run_sql("INSERT INTO Balances SELECT * FROM Accounts")
     .build())
 
-PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY]
+# --- the sink upsert materializer (table.exec.sink.upsert-materialize) -----------------------
+# Orders joined with customers: the join output has no unique key, but the sink is keyed by
+# k, so two orders of customer 1 are two rows of one sink key. Flink 2.3 then refuses an
+# AUTO INSERT without ON CONFLICT DO DEDUPLICATE (so do we). The materializer keeps both:
+# the second is an update (+U); when it is deleted after the restore, the first is the
+# sink's row again (+U), where an upsert by key alone would have deleted key 1.
+def materializer_program(id: str, description: str, mode: str,
+                         expected: tuple[list[str], list[str]], orders_after: list,
+                         materialized: bool = False) -> TableTestProgram:
+    sink = (SinkTestStep.new_builder("S")
+            .add_schema("k INT", "v STRING", "name STRING", "PRIMARY KEY (k) NOT ENFORCED")
+            .add_option("sink-insert-only", "false"))
+    if materialized:
+        sink = sink.testing_materialized_data()
+    return (TableTestProgram.of(id, description)
+            .setup_config("table.exec.sink.upsert-materialize", mode)
+            .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                                .add_option("changelog-mode", "I,UB,UA,D")
+                                .producing_before_restore([1, 1, "a"], [2, 1, "b"])
+                                .producing_after_restore(*orders_after).build())
+            .setup_table_source(SourceTestStep.new_builder("C").add_schema("k INT", "name STRING")
+                                .producing_before_restore([1, "x"]).build())
+            .setup_table_sink(sink.consuming_before_restore(*expected[0])
+                              .consuming_after_restore(*expected[1]).build())
+            .run_sql("INSERT INTO S SELECT O.k, O.v, C.name FROM O JOIN C ON O.k = C.k"
+                     + (" ON CONFLICT DO DEDUPLICATE" if mode == "AUTO" else ""))
+            .build())
+
+
+DELETE_B = {"kind": "-D", "values": [2, 1, "b"]}
+
+SINK_UPSERT_MATERIALIZE_AUTO = materializer_program(
+    "sink-upsert-materialize-auto", "AUTO materializes a sink keyed unlike its input: deleting "
+    "one of two rows of a key restores the other", "AUTO",
+    (["+I[1, a, x]", "+U[1, b, x]"], ["+U[1, a, x]"]), [DELETE_B])
+
+# Without the materializer the join's -D[1, b, x] deletes key 1 although (1, a, x) is still
+# a result row: what Flink's sink holds with NONE too.
+SINK_UPSERT_MATERIALIZE_NONE = materializer_program(
+    "sink-upsert-materialize-none", "NONE: the sink applies each row by its key alone", "NONE",
+    (["+I[1, b, x]"], []), [DELETE_B], materialized=True)
+
+# A retraction of a row that is not the sink's current one changes nothing downstream;
+# deleting the last row left deletes the key.
+SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW = materializer_program(
+    "sink-upsert-materialize-retract-earlier-row", "retracting a row that is not the sink's "
+    "current one emits nothing; the last retraction deletes the key", "AUTO",
+    (["+I[1, a, x]", "+U[1, b, x]"], ["-D[1, b, x]"]),
+    [{"kind": "-D", "values": [1, 1, "a"]}, DELETE_B])
+
+# FORCE materializes even an input keyed like the sink (a group aggregate by k). The
+# materializer retracts with the aggregate's -U, which empties the key's list (-D), and the
+# +U that follows inserts again (+I), exactly as Flink's SinkUpsertMaterializer does.
+SINK_UPSERT_MATERIALIZE_FORCE = (
+    TableTestProgram.of("sink-upsert-materialize-force", "FORCE materializes a sink whose "
+                        "input is already keyed like it")
+    .setup_config("table.exec.sink.upsert-materialize", "FORCE")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                        .producing_before_restore([1, 1, "a"], [2, 1, "b"])
+                        .producing_after_restore([3, 2, "c"], [4, 1, "d"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 1]", "-D[1, 1]", "+I[1, 2]")
+                      .consuming_after_restore("+I[2, 1]", "-D[1, 2]", "+I[1, 3]").build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
+    .build())
+
+# An aggregate grouped by (k, v) into a sink keyed by k: each (k, v) group is a row of the
+# sink key k; the materializer keeps them apart and retracts the right one.
+SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY = (
+    TableTestProgram.of("sink-upsert-materialize-aggregate-other-key", "an aggregate keyed "
+                        "by more columns than the sink: its groups share sink keys")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                        .add_option("changelog-mode", "I,UB,UA,D")
+                        .producing_before_restore([1, 1, "a"], [2, 1, "b"], [3, 1, "b"])
+                        .producing_after_restore({"kind": "-D", "values": [1, 1, "a"]},
+                                                 {"kind": "-D", "values": [2, 1, "b"]}).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "v STRING", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .testing_materialized_data()
+                      .consuming_before_restore("+I[1, b, 2]")
+                      .consuming_after_restore("+I[1, b, 1]").build())
+    .run_sql("INSERT INTO S SELECT k, v, COUNT(*) FROM O GROUP BY k, v ON CONFLICT DO DEDUPLICATE")
+    .build())
+
+PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATERIALIZE_AUTO,
+            SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,
+            SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY]

@@ -205,3 +205,46 @@ def test_an_upsert_source_without_a_primary_key_is_refused(env):
                     "'changelog-mode' = 'I,UA,D')")
     with pytest.raises(PlanningError, match="table 'Bad' is an upsert source .* needs a PRIMARY KEY"):
         env.compile_sql("INSERT INTO Joined SELECT * FROM Bad")
+
+
+# --- the sink upsert materializer (Flink 2.3: ON CONFLICT) -----------------------------------
+
+MATERIALIZE_DDL = """
+CREATE TABLE KeyedJoined (k INT, name STRING, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+JOIN_INTO_KEYED = "INSERT INTO KeyedJoined SELECT O.k, C.name FROM O JOIN C ON O.k = C.k"
+
+
+def test_auto_refuses_a_sink_keyed_unlike_its_input_without_on_conflict(env):
+    env.execute_sql(MATERIALIZE_DDL)
+    with pytest.raises(PlanningError, match=r"the query has an upsert key that differs from the "
+                                            r"primary key of sink table 'KeyedJoined'.*add ON "
+                                            r"CONFLICT DO DEDUPLICATE"):
+        env.compile_sql(JOIN_INTO_KEYED)
+    plan = env.compile_sql(JOIN_INTO_KEYED + " ON CONFLICT DO DEDUPLICATE")
+    sink = node(plan, "stream-exec-sink")
+    assert (sink.upsert_materialize, sink.conflict_strategy) == (True, "DEDUPLICATE")
+    assert sink.state[0].name == "sinkMaterializeState"
+    assert set(sink.state_layout([])) == {"values"}
+    # the materializer retracts: whatever feeds it must send -U
+    assert RowKind.UPDATE_BEFORE in kinds(plan, "stream-exec-join")
+
+
+@pytest.mark.parametrize("mode, materialized", [("FORCE", True), ("NONE", None)])
+def test_force_and_none_need_no_on_conflict(env, mode, materialized):
+    env.execute_sql(MATERIALIZE_DDL)
+    env.config.set("table.exec.sink.upsert-materialize", mode)
+    assert node(env.compile_sql(JOIN_INTO_KEYED), "stream-exec-sink").upsert_materialize is materialized
+
+
+def test_a_sink_keyed_like_its_input_is_not_materialized_and_plans_unchanged(env):
+    plan = env.compile_sql("INSERT INTO Upsert SELECT k, COUNT(*) FROM O GROUP BY k")
+    sink = node(plan, "stream-exec-sink")
+    assert sink.upsert_materialize is None and "upsertMaterialize" not in sink.to_json()
+
+
+def test_on_conflict_do_nothing_or_error_is_named(env):
+    env.execute_sql(MATERIALIZE_DDL)
+    with pytest.raises(UnsupportedSqlError, match="ON CONFLICT DO NOTHING"):
+        env.compile_sql(JOIN_INTO_KEYED + " ON CONFLICT DO NOTHING")

@@ -66,7 +66,6 @@ def class_metadata(cls: type, type_id: str) -> ExecNodeMetadata:
 # Node names Flink has that this engine knows it does not support yet: the planner names
 # them in its errors, and the registry accepts them as "explicitly unsupported".
 UNSUPPORTED_NODES: dict[str, str] = {
-    "stream-exec-sink-upsert-materializer": "sink upsert materialization",
     "stream-exec-window-aggregate": "window aggregation (TUMBLE/HOP/CUMULATE)",
     "stream-exec-over-aggregate": "OVER aggregation",
 }

@@ -1,11 +1,18 @@
 """Table sink: checks the changelog it receives and enforces NOT NULL columns."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind
 from ..options import SINK_NOT_NULL_ENFORCER
+from ..types import RowType
 from .base import ExecNode
 from .common import TableSpec
+from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
+
+
+MATERIALIZE_STATE_NAME = "sinkMaterializeState"
 
 
 def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
@@ -18,6 +25,30 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
 class StreamExecSink(ExecNode):
     table: TableSpec
     input_changelog_mode: list[str]
+    # The sink upsert materializer (Flink's SinkUpsertMaterializer), when the plan has one:
+    # rows kept per primary key, matched by the input's upsert key if it has one. Additive
+    # and omitted when absent, so plans without it load unchanged (no version bump).
+    upsert_materialize: Optional[bool] = None
+    input_upsert_key: Optional[list[int]] = None
+    conflict_strategy: Optional[str] = None      # ON CONFLICT DO DEDUPLICATE (Flink 2.3)
+
+    @property
+    def materializes(self) -> bool:
+        return bool(self.upsert_materialize)
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        if not self.materializes:
+            return {}
+        from ..runtime.upsert_materializer import state_layout
+
+        return state_layout(self.materializer_params(), struct_ddl(self.row_type))
+
+    def materializer_params(self):
+        from ..runtime.upsert_materializer import UpsertMaterializerParams
+
+        return UpsertMaterializerParams(
+            ttl_ms=self.state[0].ttl_ms if self.state else 0,
+            upsert_key=tuple(self.input_upsert_key) if self.input_upsert_key else None)
 
     def check_input_changelog(self, inputs, origins) -> None:
         accepted = sink_accepts(self.table.options)
@@ -40,14 +71,27 @@ class StreamExecSink(ExecNode):
                                  F.col(OP_COLUMN))
         required = [field.name for field in self.row_type.fields if not field.type.nullable]
         if not required:
-            return frame
+            return self._materialized(frame)
         any_null = F.lit(False)
         for name in required:
             any_null = any_null | F.col(name).isNull()
         if ctx.options(self)["not_null_enforcer"] == "DROP":
-            return frame.filter(~any_null)
+            return self._materialized(frame.filter(~any_null))
         message = (f"Column(s) {', '.join(required)} of table sink '{self.table.identifier}' are "
                    f"NOT NULL but a row carries NULL; set '{SINK_NOT_NULL_ENFORCER.key}' = 'DROP' "
                    f"to drop such rows instead of failing")
         # A filter keeps raise_error from being pruned: it is evaluated for every row.
-        return frame.filter(F.when(any_null, F.raise_error(F.lit(message))).isNull())
+        return self._materialized(frame.filter(F.when(any_null, F.raise_error(F.lit(message)))
+                                               .isNull()))
+
+    def _materialized(self, frame):
+        """After the constraint checks, as in Flink: the materializer, keyed by the PK."""
+        if not self.materializes:
+            return frame
+        from ..runtime.upsert_materializer import make_processor_class
+
+        row = self.row_type
+        processor = make_processor_class()(self.materializer_params(), self.state_layout([row]),
+                                           tuple(row.names))
+        keys = [row.index(name) for name in self.table.primary_key]
+        return transform_keyed(frame, row, keys, processor, row)

@@ -40,10 +40,12 @@ from ..nodes.rank import APPEND_FAST, RETRACT
 from ..nodes.rank import STATE_NAME as RANK_STATE_NAME
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
                           StreamExecRank)
+from ..nodes.sink import MATERIALIZE_STATE_NAME as SINK_MATERIALIZE_STATE
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..options import SOURCE_CDC_EVENTS_DUPLICATE, STATE_TTL, Configuration
+from ..options import (SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE, STATE_TTL,
+                       Configuration)
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert, Position
 from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
@@ -136,12 +138,56 @@ class PlanBuilder:
         check_early_fire_applies(hints, ctx.interval_joins > 0)
         hints.state_ttl.check_all_used()
         node = relation.node
+        materialize = self._upsert_materialize(sink_table, sink_row, node, insert)
+        upsert_key = next((key for key in self.unique_keys[node.id] if key), None)
         self.add(StreamExecSink, [node],
                  table=TableSpec(identifier=sink_table.name, options=dict(sink_table.options),
                                  primary_key=list(sink_table.primary_key)
                                  if sink_table.primary_key else None),
                  input_changelog_mode=mode_names(self.modes[node.id]), output_type=sink_row.text,
-                 description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}])")
+                 upsert_materialize=True if materialize else None,
+                 input_upsert_key=upsert_key if materialize else None,
+                 conflict_strategy=insert.on_conflict,
+                 state=[StateMetadata(index=0, ttl=format_duration_ms(self.config.get(STATE_TTL)),
+                                      name=SINK_MATERIALIZE_STATE)] if materialize else None,
+                 description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}]"
+                             + (", upsertMaterialize=[true]" if materialize else "")
+                             + (f", conflictStrategy=[{insert.on_conflict}]" if insert.on_conflict
+                                else "") + ")")
+
+    def _upsert_materialize(self, table: CreateTable, sink_row: RowType, node: ExecNode,
+                            insert: Insert) -> bool:
+        """Flink 2.3's table.exec.sink.upsert-materialize: NONE never materializes; FORCE
+        always for a sink with a primary key fed updates; AUTO when, besides, no unique key
+        of the input is contained in the sink's primary key (rows of one sink key may come
+        from several input keys) -- and then only with ON CONFLICT DO DEDUPLICATE, else the
+        INSERT is refused, as Flink 2.3 refuses it."""
+        where = str(insert.position)
+        if insert.on_conflict in ("NOTHING", "ERROR"):
+            raise UnsupportedSqlError(
+                f"ON CONFLICT DO {insert.on_conflict} (Flink's watermark-compacting "
+                f"materializer); use ON CONFLICT DO DEDUPLICATE", insert.position.line,
+                insert.position.column, insert.position.source)
+        mode = self.config.get(SINK_UPSERT_MATERIALIZE)
+        if mode == "NONE" or not table.primary_key or \
+                self.modes[node.id] == frozenset({RowKind.INSERT}):
+            return False
+        if mode == "FORCE":
+            return True
+        key = {sink_row.index(name) for name in table.primary_key}
+        uniques = self.unique_keys[node.id]
+        if any(set(unique) <= key for unique in uniques):
+            return False
+        if insert.on_conflict is None:
+            shown = ", ".join(node.row_type.names[i] for i in uniques[0]) if uniques else ""
+            raise PlanningError(
+                f"{where}: the query has an upsert key that differs from the primary key of sink "
+                f"table '{table.name}'. Primary key: [{', '.join(table.primary_key)}], upsert "
+                f"key: [{shown}]. Rows of one primary key may then come from several upsert "
+                f"keys; add ON CONFLICT DO DEDUPLICATE to the INSERT (the sink keeps every row "
+                f"and shows the last one), or set 'table.exec.sink.upsert-materialize' to "
+                f"'FORCE' or 'NONE'")
+        return True
 
     def _plan_select(self, select: exp.Expression, ctx: QueryContext,
                      sink_row: Optional[RowType] = None, top_level: bool = False) -> Relation:
@@ -739,11 +785,13 @@ class PlanBuilder:
             return [list(range(len(node.grouping)))]
         if isinstance(node, (StreamExecDeduplicate, StreamExecChangelogNormalize)):
             return [list(node.unique_keys)]
-        if isinstance(node, StreamExecRank):
-            keys = list(node.partition.fields)
-            if node.rank_range.end == 1:
-                return [keys]
-            return [keys + [len(node.row_type.fields) - 1]] if node.output_row_number else []
+        if isinstance(node, StreamExecRank):    # Flink's FlinkRelMdUniqueKeys of a Rank
+            keys = [list(key) for key in self.unique_keys[inputs[0].id]]
+            if node.output_row_number:
+                keys.insert(0, list(node.partition.fields) + [len(node.row_type.fields) - 1])
+            elif node.rank_range.end == 1:
+                keys.insert(0, list(node.partition.fields))
+            return keys
         return []
 
     def _generate_update_before_where_needed(self) -> None:
@@ -767,7 +815,7 @@ class PlanBuilder:
         def requires(consumer: ExecNode, producer: ExecNode) -> bool:
             if isinstance(consumer, StreamExecSink):
                 key = consumer.table.primary_key
-                if not key:
+                if not key or consumer.materializes:      # the materializer retracts
                     return True
                 wanted = sorted(consumer.row_type.index(name) for name in key)
                 return not any(sorted(k) == wanted for k in self.unique_keys[producer.id])

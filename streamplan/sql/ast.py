@@ -6,7 +6,7 @@ Every statement knows where it starts in the script so later errors can point th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Optional, Union
 
 from sqlglot import exp
 
@@ -75,6 +75,7 @@ class Insert:
     hints: tuple[Hint, ...]
     position: Position
     text: str                      # the statement text as written
+    on_conflict: Optional[str] = None   # ON CONFLICT DO <DEDUPLICATE|NOTHING|ERROR> (Flink 2.3)
 
 
 @dataclass(frozen=True)

@@ -587,12 +587,30 @@ def _parse_insert(cur: _Cursor) -> Insert:
     if not cur.peek_word(*_QUERY_STARTS):
         raise cur.fail(f"SELECT after INSERT INTO {target}")
     tokens = cur.rest()
+    tokens, on_conflict = _on_conflict(cur, tokens)
     hint = _top_level_hint(cur, tokens)
     hints = () if hint is None else _parse_hints(cur.src, hint)  # before sqlglot: better errors
     query = _parse_query(cur.src, tokens)
     query.set("hint", None)
     return Insert(target, query, hints, cur.src.position(keyword.start),
-                  cur.src.text[keyword.start:tokens[-1].end])
+                  cur.src.text[keyword.start:tokens[-1].end], on_conflict)
+
+
+_CONFLICT_ACTIONS = ("DEDUPLICATE", "NOTHING", "ERROR")
+
+
+def _on_conflict(cur: _Cursor, tokens: list[Token]) -> tuple[list[Token], str | None]:
+    """Flink 2.3's `... ON CONFLICT DO <DEDUPLICATE|NOTHING|ERROR>` at the end of an INSERT:
+    the query's tokens without it, and the action."""
+    top = list(_top_level(tokens))
+    for index in range(len(top) - 1):
+        if top[index].is_word("ON") and top[index + 1].is_word("CONFLICT"):
+            rest = top[index + 2:]
+            if len(rest) != 2 or not rest[0].is_word("DO") or not rest[1].is_word(*_CONFLICT_ACTIONS):
+                raise cur.src.syntax_error(
+                    f"expected DO {' | '.join(_CONFLICT_ACTIONS)} after ON CONFLICT", top[index + 1].end)
+            return tokens[:tokens.index(top[index])], rest[1].upper
+    return tokens, None
 
 
 def _reject_insert_clause(cur: _Cursor, target: str) -> None:

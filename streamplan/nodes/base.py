@@ -78,6 +78,10 @@ class ExecNode(PlanModel):
     def version(self) -> int:
         return int(self.type.rpartition("_")[2])
 
+    def state_ttl_ms(self, index: int = 0) -> int:
+        """The TTL of input `index`'s state from the plan's `state` entries (0: never)."""
+        return next((entry.ttl_ms for entry in self.state or () if entry.index == index), 0)
+
     @property
     def metadata(self) -> "ExecNodeMetadata":
         """The annotation of this node's class for the version the node was loaded as."""

@@ -19,10 +19,6 @@ class StreamExecChangelogNormalize(ExecNode):
     unique_keys: list[int]
     generate_update_before: bool
 
-    @property
-    def ttl_ms(self) -> int:
-        return self.state[0].ttl_ms if self.state else 0
-
     def output_changelog(self, inputs):
         kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE}
         if self.generate_update_before:
@@ -33,7 +29,7 @@ class StreamExecChangelogNormalize(ExecNode):
         from ..runtime.changelog_normalize import ChangelogNormalizeParams
 
         return ChangelogNormalizeParams(generate_update_before=self.generate_update_before,
-                                        ttl_ms=self.ttl_ms)
+                                        ttl_ms=self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.changelog_normalize import state_layout

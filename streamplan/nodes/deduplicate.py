@@ -20,10 +20,6 @@ class StreamExecDeduplicate(ExecNode):
     keep_last_row: bool
     generate_update_before: bool
 
-    @property
-    def ttl_ms(self) -> int:
-        return self.state[0].ttl_ms if self.state else 0
-
     def rowtime_index(self, input_row: RowType):
         return input_row.rowtime_index if self.is_rowtime else None
 
@@ -48,7 +44,7 @@ class StreamExecDeduplicate(ExecNode):
         return DeduplicateParams(keep_last_row=self.keep_last_row,
                                  rowtime_index=self.rowtime_index(input_row),
                                  generate_update_before=self.generate_update_before,
-                                 ttl_ms=self.ttl_ms)
+                                 ttl_ms=self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.deduplicate import state_layout

@@ -66,10 +66,6 @@ class StreamExecGroupAggregate(ExecNode):
                 f"retractions; the plan was edited inconsistently.")
 
     # --- state ---------------------------------------------------------------------------
-    @property
-    def ttl_ms(self) -> int:
-        return self.state[0].ttl_ms if self.state else 0
-
     def runtime_calls(self):
         from ..runtime.group_aggregate import AggCall
 
@@ -95,7 +91,7 @@ class StreamExecGroupAggregate(ExecNode):
 
         (input_row,) = ctx.input_types(self)
         params = GroupAggParams(len(self.grouping), self.runtime_calls(),
-                                self.generate_update_before, self.ttl_ms)
+                                self.generate_update_before, self.state_ttl_ms())
         processor = make_processor_class()(params, self.state_layout([input_row]),
                                            tuple(input_row.names), tuple(self.row_type.names))
         return transform_keyed(inputs[0], input_row, self.grouping, processor, self.row_type)

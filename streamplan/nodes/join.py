@@ -83,8 +83,7 @@ class StreamExecJoin(ExecNode):
         """(left, right) state TTL in milliseconds; 0 = never expires."""
         if self.version == 1:
             return options["state_ttl_ms"], options["state_ttl_ms"]
-        by_index = {entry.index: entry.ttl_ms for entry in self.state}
-        return by_index[0], by_index[1]
+        return self.state_ttl_ms(0), self.state_ttl_ms(1)
 
     def side_specs(self):
         from ..runtime.join import CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY, SideSpec

@@ -48,10 +48,6 @@ class StreamExecRank(ExecNode):
     output_row_number: bool
     generate_update_before: bool
 
-    @property
-    def ttl_ms(self) -> int:
-        return self.state[0].ttl_ms if self.state else 0
-
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
         # As Flink's planner, every change (rows enter, leave and move in the top N); -U only
@@ -82,7 +78,7 @@ class StreamExecRank(ExecNode):
             rank_start=self.rank_range.start, rank_end=self.rank_range.end,
             output_rank_number=self.output_row_number,
             generate_update_before=self.generate_update_before,
-            input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.ttl_ms)
+            input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         from ..runtime.rank import state_layout

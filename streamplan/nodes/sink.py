@@ -47,7 +47,7 @@ class StreamExecSink(ExecNode):
         from ..runtime.upsert_materializer import UpsertMaterializerParams
 
         return UpsertMaterializerParams(
-            ttl_ms=self.state[0].ttl_ms if self.state else 0,
+            ttl_ms=self.state_ttl_ms(),
             upsert_key=tuple(self.input_upsert_key) if self.input_upsert_key else None)
 
     def check_input_changelog(self, inputs, origins) -> None:

@@ -1,5 +1,5 @@
 """The engine release this code is. Plans and checkpoints record it; node annotations compare to it."""
-ENGINE_VERSION = "0.2"
+ENGINE_VERSION = "0.3"
 SPARK_VERSION = "4.3.0"
 
 

@@ -22,14 +22,38 @@ PROGRAMS = discover_programs(GATE_PROGRAMS)
 
 # --- registry doubles: today's classes, with one node swapped for a changed one -----------------
 
+# The interval join doubles serve both versions, as StreamExecIntervalJoin does.
+INTERVAL_JOIN_V2 = exec_node(name="stream-exec-interval-join", version=2, min_plan_version="0.3",
+                             min_state_version="0.3",
+                             consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
+
+
+@INTERVAL_JOIN_V2
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class RenamedStateJoin(StreamExecIntervalJoin):
-    """Same name and version, but a state variable renamed: a break without a bump."""
+    """Same name and version 1, but a state variable renamed: a break without a bump.
+    Version 2 is today's."""
 
     def state_layout(self, inputs):
         layout = super().state_layout(inputs)
-        layout["left-rows"] = layout.pop("left-cache")
+        if self.version == 1:
+            layout["left-rows"] = layout.pop("left-cache")
+        return layout
+
+
+@INTERVAL_JOIN_V2
+@exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
+class RebucketedJoin(StreamExecIntervalJoin):
+    """Same name and version 2, but join keys spread over other buckets: the state a
+    checkpoint holds per bucket no longer belongs to the bucket that reads it. Version 1 is
+    today's."""
+
+    def state_layout(self, inputs):
+        layout = super().state_layout(inputs)
+        if self.version == 2:
+            layout["join-state"]["grouping"] = "pmod(hash(join key), 2048)"
         return layout
 
 
@@ -45,14 +69,18 @@ class CalcV2(StreamExecCalc):
     """A bumped calc: version 2 served by its own class, version 1 by today's."""
 
 
+@INTERVAL_JOIN_V2
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class RetypedStateJoin(StreamExecIntervalJoin):
-    """Same name and version, but a state variable's value schema narrowed (BIGINT -> INT)
-    and another's kind changed (value -> list): the bytes in the checkpoint mean something else."""
+    """Same name and version 1, but a state variable's value schema narrowed (BIGINT -> INT)
+    and another's kind changed (value -> list): the bytes in the checkpoint mean something else.
+    Version 2 is today's."""
 
     def state_layout(self, inputs):
         layout = super().state_layout(inputs)
+        if self.version != 1:
+            return layout
         layout["left-cleanup-time"] = {"kind": "value", "value": "time INT"}
         layout["late-rows"] = {"kind": "list", "value": "count BIGINT"}
         return layout
@@ -75,6 +103,7 @@ class LowerCaseCalc(StreamExecCalc):
         return StreamExecCalc.translate(changed, ctx, inputs)
 
 
+@INTERVAL_JOIN_V2
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class TtlReadingJoin(StreamExecIntervalJoin):

@@ -21,8 +21,9 @@ from harness.restore import restore_fixture
 from harness.runner import run_semantic
 from gate_programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
-                             LowerCaseCalc, RenamedFieldCalc, RequiredFieldCalc, RetypedStateJoin,
-                             RenamedStateJoin, TtlDeclaringCalc, TtlReadingJoin, calc_program,
+                             LowerCaseCalc, RebucketedJoin, RenamedFieldCalc, RequiredFieldCalc,
+                             RetypedStateJoin, RenamedStateJoin, TtlDeclaringCalc, TtlReadingJoin,
+                             calc_program,
                              raised_min_versions, registry_with, tree_digest)
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
 from streamplan.nodes import REGISTRY
@@ -35,12 +36,15 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
     """A snapshots root holding one fixture per program of tests/gate_programs (latest
-    versions), plus the join program's fixture of stream-exec-join version 1, generated the
-    way it was released: while version 1 was the latest."""
+    versions), plus the fixtures of stream-exec-join version 1 and stream-exec-interval-join
+    version 1, generated the way they were released: while version 1 was the latest."""
     root = tmp_path_factory.mktemp("generated")
     with pytest.MonkeyPatch.context() as patch:
         patch.delitem(REGISTRY.by_type, "stream-exec-join_2")
         generate_fixture(JOIN_TINY, root, spark=spark)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delitem(REGISTRY.by_type, "stream-exec-interval-join_2")
+        generate_fixture(JOIN_PROGRAM, root, spark=spark)
     for program in PROGRAMS:
         generate_fixture(program, root, spark=spark)
     return root
@@ -55,12 +59,12 @@ def snapshots(generated, tmp_path):
 
 
 # the tiny fixtures whose plans hold a stream-exec-calc node
-CALC_FIXTURES = {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny", "join_1/join-tiny",
-                 "join_2/join-tiny"}
+CALC_FIXTURES = {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny",
+                 "interval-join_2/interval-join-tiny", "join_1/join-tiny", "join_2/join-tiny"}
 
 
-def join_fixture(root):
-    return fixture_for(root, "interval-join", 1, JOIN_PROGRAM.id)
+def join_fixture(root, version=1):
+    return fixture_for(root, "interval-join", version, JOIN_PROGRAM.id)
 
 
 def calc_fixture(root, version=1):
@@ -83,6 +87,10 @@ def test_generate_writes_a_small_portable_fixture_with_its_manifest(generated):
     (layout,) = manifest.state_layouts.values()
     assert layout["type"] == "stream-exec-interval-join_1"
     assert {"left-cache", "right-cache"} <= set(layout["layout"])
+    # the latest version's fixture, beside it: its own layout (one value per bucket of keys)
+    (latest,) = read_manifest(join_fixture(generated, 2)).state_layouts.values()
+    assert latest["type"] == "stream-exec-interval-join_2"
+    assert list(latest["layout"]) == ["join-state"]
 
 
 def test_generate_is_deterministic(spark, generated, tmp_path):
@@ -107,9 +115,11 @@ def test_generate_refuses_frozen_versions_and_hiding_a_layout_break(spark, snaps
                                                  "version \\(stream-exec-calc_2\\)"):
         generate_fixture(CALC_PROGRAM, snapshots, registry, spark=spark, version=1)
     before = tree_digest(snapshots)
-    with pytest.raises(FixtureError, match="(?s)not regenerating interval-join_1/interval-join-tiny.*"
-                                           "state variable 'left-cache' removed.*Bump the version"):
-        generate_fixture(JOIN_PROGRAM, snapshots, registry_with(RenamedStateJoin), spark=spark)
+    with pytest.raises(FixtureError, match="(?s)not regenerating interval-join_2/interval-join-tiny.*"
+                                           "state variable 'join-state' grouping changed from "
+                                           "'pmod\\(hash\\(join key\\), 1024\\)' to "
+                                           "'pmod\\(hash\\(join key\\), 2048\\)'.*Bump the version"):
+        generate_fixture(JOIN_PROGRAM, snapshots, registry_with(RebucketedJoin), spark=spark)
     assert tree_digest(snapshots) == before
 
 
@@ -158,8 +168,9 @@ def test_state_layout_change_without_a_bump_is_caught(snapshots):
     layout, checkpoint = messages
     assert layout.startswith("stream-exec-interval-join_1 (node 5): state layout changed: state "
                              "variable 'left-cache' removed; state variable 'left-rows' added.")
+    # the remedy names the next free version (version 2 exists already)
     assert ("A new version with new fixtures is needed: bump the version of "
-            "stream-exec-interval-join (add @exec_node(name='stream-exec-interval-join', version=2"
+            "stream-exec-interval-join (add @exec_node(name='stream-exec-interval-join', version=3"
             in layout)
     holds, declares = checkpoint.split(
         " but today's nodes (stream-exec-interval-join_1 node 5) declare ")
@@ -187,6 +198,8 @@ def test_plan_field_renamed_without_a_bump_is_caught(spark, snapshots):
             '    projections: added (["`id`", "UPPER(`v`)"])']
 
 
+@exec_node(name="stream-exec-interval-join", version=2, min_plan_version="0.3", min_state_version="0.3",
+           consumed_options=("table.exec.interval-join.min-cleanup-interval",))
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=("table.exec.interval-join.min-cleanup-interval",))
 class RetypedBoundJoin(StreamExecIntervalJoin):
@@ -222,10 +235,11 @@ def test_a_consumed_option_no_program_exercises_is_caught():
     assert check_consumed_options(PROGRAMS, REGISTRY) == []       # every option exercised
     findings = check_consumed_options([CALC_PROGRAM], REGISTRY)
     assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1",
-                                             "stream-exec-join_1"}
+                                             "stream-exec-interval-join_2", "stream-exec-join_1"}
     exercised = check_consumed_options([CALC_PROGRAM, _with_config(
         "table.exec.sink.not-null-enforcer", "DROP")], REGISTRY)
-    assert {f.subject for f in exercised} == {"stream-exec-interval-join_1", "stream-exec-join_1"}
+    assert {f.subject for f in exercised} == {"stream-exec-interval-join_1",
+                                              "stream-exec-interval-join_2", "stream-exec-join_1"}
     finding = next(f for f in exercised if f.subject == "stream-exec-interval-join_1")
     assert finding.message.startswith(
         "consumes option 'table.exec.interval-join.min-cleanup-interval', but no program sets it "
@@ -381,11 +395,11 @@ def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
     expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
                 | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
                 | {f"test_semantic[{p.id}]" for p in PROGRAMS})
-    # 5 audit checks, 8 fixtures (7 programs at their latest versions + join version 1),
-    # 7 programs
-    assert set(cases) == expected and len(expected) == 5 + 8 + 7
+    # 5 audit checks, 9 fixtures (7 programs at their latest versions + join version 1 +
+    # interval join version 1), 7 programs
+    assert set(cases) == expected and len(expected) == 5 + 9 + 7
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
-    assert ("gate PASSED: audit 5/5 checks passed, restore 8/8 fixtures restored, semantic 7/7 "
+    assert ("gate PASSED: audit 5/5 checks passed, restore 9/9 fixtures restored, semantic 7/7 "
             "programs passed") in capsys.readouterr().out
 
 
@@ -435,7 +449,7 @@ def test_a_node_reading_an_undeclared_option_fails_at_compile_time(spark, monkey
     meta = TtlReadingJoin._exec_node_metadata[0]
     monkeypatch.setitem(REGISTRY.by_type, meta.type_id, (TtlReadingJoin, meta))
     with pytest.raises(ProgramError, match=r"program interval-join-tiny: node 5 "
-                                           r"\(stream-exec-interval-join_1\) reads option "
+                                           r"\(stream-exec-interval-join_2\) reads option "
                                            r"'table.exec.state.ttl', which it does not declare.*"
                                            r"Add 'table.exec.state.ttl' to consumed_options"):
         compile_program(JOIN_PROGRAM, spark)

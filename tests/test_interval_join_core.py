@@ -358,3 +358,20 @@ def test_a_null_event_time_never_reaches_the_cache(join_type):
     assert h.step(0, [("L", ("a", None, "no-time"))]) == []
     assert h.left.buckets == {}
 
+
+
+# --- the order of a call's input rows ------------------------------------------------------------
+
+def test_input_rows_are_ordered_by_time_then_left_first_then_by_their_text():
+    from streamplan.runtime.interval_join import ordered_input
+
+    p = params()
+    rows = [{"__side": side, "__l": values if side == 0 else None,
+             "__r": values if side == 1 else None}
+            for side, values in [(1, ("a", 2000, "r2")), (0, ("a", 2000, "l2b")),
+                                 (0, ("a", 2000, "l2a")), (1, ("a", 1000, "r1")),
+                                 (0, ("a", None, "no time")), (1, ("a", 2000, "r2"))]]
+    expected = sorted(((values[1] or 0, side == 1, repr(values)), side == 0, values)
+                      for side, values in ((r["__side"], r["__l"] or r["__r"]) for r in rows))
+    assert ordered_input(rows, p) == [(left, values) for _, left, values in expected]
+    assert ordered_input(rows, p)[:2] == [(True, ("a", None, "no time")), (False, ("a", 1000, "r1"))]

@@ -31,7 +31,7 @@ def test_compile_twice_gives_identical_bytes_and_explain_reads_it(example):
     assert (example / "a.json").read_bytes() == (example / "b.json").read_bytes()
     nodes = json.loads((example / "a.json").read_text())["nodes"]
     assert nodes[-1]["type"] == "stream-exec-sink_1"
-    assert [n["type"] for n in nodes].count("stream-exec-interval-join_1") == 1
+    assert [n["type"] for n in nodes].count("stream-exec-interval-join_2") == 1
     explained = runner.invoke(app, ["explain", str(example / "a.json")])
     assert explained.exit_code == 0, explained.output
     assert "Sink(table=[OrderShipments]" in explained.output

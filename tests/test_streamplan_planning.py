@@ -42,7 +42,7 @@ def compile_join(env, kind="LEFT", hint="", sink="ChangeSnk"):
 # The node ids compile_join's plans get: both inputs (scan, then watermark) before the join.
 JOIN_PLAN_TYPES = ["stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
                    "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
-                   "stream-exec-interval-join_1", "stream-exec-calc_1", "stream-exec-sink_1"]
+                   "stream-exec-interval-join_2", "stream-exec-calc_1", "stream-exec-sink_1"]
 
 
 def test_same_script_compiles_to_the_same_bytes(env, spark):
@@ -69,7 +69,7 @@ def test_plan_round_trips_through_json(env):
 
 def test_interval_join_plan_records_bounds_keys_and_early_fire(env):
     node = next(n for n in compile_join(env, hint="/*+ EARLY_FIRE('delay'='2s') */").to_json()["nodes"]
-                if n["type"] == "stream-exec-interval-join_1")
+                if n["type"] == "stream-exec-interval-join_2")
     assert node["intervalJoinSpec"]["windowBounds"]["leftLowerBound"] == -5000
     assert node["intervalJoinSpec"]["windowBounds"]["leftUpperBound"] == 10000
     assert node["intervalJoinSpec"]["joinSpec"]["joinType"] == "LEFT"
@@ -79,7 +79,7 @@ def test_interval_join_plan_records_bounds_keys_and_early_fire(env):
 
 def test_plan_without_hint_omits_the_additive_early_fire_fields(env):
     plan = compile_join(env, sink="Snk").to_json()
-    join = next(n for n in plan["nodes"] if n["type"] == "stream-exec-interval-join_1")
+    join = next(n for n in plan["nodes"] if n["type"] == "stream-exec-interval-join_2")
     assert "earlyFireDelay" not in join and "earlyFireTimeMode" not in join
 
 
@@ -95,7 +95,7 @@ def test_plan_without_hint_omits_the_additive_early_fire_fields(env):
 def test_time_bounds_in_all_comparison_forms(env, condition, lower, upper):
     plan = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND {condition}")
     bounds = next(n for n in plan.to_json()["nodes"]
-                  if n["type"] == "stream-exec-interval-join_1")["intervalJoinSpec"]["windowBounds"]
+                  if n["type"] == "stream-exec-interval-join_2")["intervalJoinSpec"]["windowBounds"]
     assert (bounds["leftLowerBound"], bounds["leftUpperBound"]) == (lower, upper)
 
 
@@ -103,7 +103,7 @@ def test_extra_join_predicates_become_the_join_filter(env):
     plan = env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND "
                            "L.t BETWEEN R.t AND R.t + INTERVAL '1' SECOND AND L.v <> R.w")
     spec = next(n for n in plan.to_json()["nodes"]
-                if n["type"] == "stream-exec-interval-join_1")["intervalJoinSpec"]["joinSpec"]
+                if n["type"] == "stream-exec-interval-join_2")["intervalJoinSpec"]["joinSpec"]
     assert spec["nonEquiCondition"] == "`v` <> `w`"
 
 
@@ -118,7 +118,7 @@ def test_early_fire_on_inner_join_stays_insert_only(env):
     plan = compile_join(env, kind="INNER", hint="/*+ EARLY_FIRE('delay'='2s') */", sink="Snk")
     # ... because every node, the join included, produces inserts only.
     modes = check_changelog(plan)
-    join = next(n for n in plan.nodes if n.type == "stream-exec-interval-join_1")
+    join = next(n for n in plan.nodes if n.type == "stream-exec-interval-join_2")
     assert modes[join.id] == frozenset({RowKind.INSERT})
     assert set(modes.values()) == {frozenset({RowKind.INSERT})}
 
@@ -179,7 +179,7 @@ def test_column_count_mismatch_with_sink(env):
 
 def test_edited_plan_with_unknown_node_type_fails_naming_node(env):
     raw = compile_join(env, sink="Snk").to_json()
-    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_2")
     raw["nodes"][4]["type"] = "stream-exec-teleport_1"
     with pytest.raises(PlanFormatError, match=r"node 5: unknown node type 'stream-exec-teleport_1'"):
         parse_plan(json.dumps(raw), "edited.json")
@@ -187,17 +187,17 @@ def test_edited_plan_with_unknown_node_type_fails_naming_node(env):
 
 def test_edited_plan_with_removed_version_says_which_versions_exist(env):
     raw = compile_join(env, sink="Snk").to_json()
-    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_2")
     raw["nodes"][4]["type"] = "stream-exec-interval-join_7"
     with pytest.raises(PlanVersionError, match=rf"version 7 of 'stream-exec-interval-join' is not "
                                                rf"supported by engine {ENGINE_VERSION} \(supported "
-                                               rf"versions: 1\)"):
+                                               rf"versions: 1, 2\)"):
         parse_plan(json.dumps(raw), "edited.json")
 
 
 def test_edited_plan_with_missing_field_names_node_and_field(env):
     raw = compile_join(env, sink="Snk").to_json()
-    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_1")
+    assert (raw["nodes"][4]["id"], raw["nodes"][4]["type"]) == (5, "stream-exec-interval-join_2")
     del raw["nodes"][4]["intervalJoinSpec"]
     with pytest.raises(PlanFormatError, match=r"edited.json: node 5 .* field 'intervalJoinSpec': Field required"):
         parse_plan(json.dumps(raw), "edited.json")
@@ -217,7 +217,7 @@ def test_explain_shows_the_outer_join_and_the_updates_early_fire_adds(env):
     assert "IntervalJoin(joinType=[LeftOuterJoin]" in text
     assert "changelog=I,UB,UA" in text
     join_line = next(line for line in text.splitlines() if "IntervalJoin(" in line)
-    assert "[#5 stream-exec-interval-join_1; changelog=I,UB,UA;" in join_line
+    assert "[#5 stream-exec-interval-join_2; changelog=I,UB,UA;" in join_line
     assert "earlyFire=[delay=2000 ms, timeMode=ROWTIME]" in join_line
     scan_lines = [line for line in text.splitlines() if "TableSourceScan(" in line]
     assert len(scan_lines) == 2 and all("changelog=I]" in line for line in scan_lines)

@@ -79,12 +79,13 @@ def test_unsupported_node_names_cannot_also_be_registered():
 
 def test_the_shipped_registry_has_the_expected_node_versions():
     # One `@exec_node(..., version=N)` per released version in each node module of
-    # streamplan/nodes/ (join has two: version 2 added per-input state TTL); all_metadata()
-    # sorts by name, then version.
+    # streamplan/nodes/ (join has two: version 2 added per-input state TTL; interval join has
+    # two: version 2 changed the state layout); all_metadata() sorts by name, then version.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
         "stream-exec-calc_1", "stream-exec-changelog-normalize_1", "stream-exec-deduplicate_1",
         "stream-exec-drop-update-before_1", "stream-exec-group-aggregate_1",
-        "stream-exec-interval-join_1", "stream-exec-join_1", "stream-exec-join_2",
+        "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
+        "stream-exec-join_2",
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-table-source-scan_1",
         "stream-exec-watermark-assigner_1"]
     # ... and each type resolves to the class whose own annotation declares it.

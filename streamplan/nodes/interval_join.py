@@ -1,4 +1,12 @@
-"""Interval join: `a JOIN b ON a.k = b.k AND a.t BETWEEN b.t - X AND b.t + Y`, with EARLY_FIRE."""
+"""Interval join: `a JOIN b ON a.k = b.k AND a.t BETWEEN b.t - X AND b.t + Y`, with EARLY_FIRE.
+
+Two versions, one plan JSON: version 1 groups by the join key and keeps seven state variables
+per key and a timer per cleanup and early fire (`runtime/interval_join.py`); version 2 groups
+join keys into buckets with one value and one timer per bucket (`runtime/interval_join_v2.py`).
+A node runs the translation, layout and processor of the version its plan says
+(`self.version`), so checkpoints of either version restore; new plans get version 2. Both
+share the join logic (`IntervalJoinCore`).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
@@ -7,7 +15,7 @@ from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, OP_COLUMN
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
 from ..options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
-from ..types import RowType
+from ..types import Field, RowType, parse_type
 from .base import ExecNode, PlanModel
 from .metadata import exec_node
 
@@ -36,6 +44,11 @@ class IntervalJoinSpec(PlanModel):
     window_bounds: WindowBounds
 
 
+# Version 2 changes the state layout and the grouping, not the plan JSON: a state-breaking
+# bump. Its plans and checkpoints exist from engine 0.3 on, which introduced it (0.2 was
+# released with stream-exec-join version 2 and wrote interval joins at version 1).
+@exec_node(name="stream-exec-interval-join", version=2, min_plan_version="0.3",
+           min_state_version="0.3", consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1",
            min_state_version="0.1", consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class StreamExecIntervalJoin(ExecNode):
@@ -98,21 +111,47 @@ class StreamExecIntervalJoin(ExecNode):
             min_cleanup_interval_ms=options["min_cleanup_interval_ms"])
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
-        from ..runtime.interval_join import state_layout
-
         if self.negative_window:        # translated without transformWithState: no state
             return {}
         left, right = inputs
-        return state_layout(struct_ddl(left), struct_ddl(right))
+        if self.version == 1:
+            from ..runtime.interval_join import state_layout
+
+            return state_layout(struct_ddl(left), struct_ddl(right))
+        from ..runtime.interval_join_v2 import state_layout
+
+        return state_layout(struct_ddl(left), struct_ddl(right), struct_ddl(self.key_type(left)))
+
+    def key_type(self, left: RowType) -> RowType:
+        """The join key's columns as the translation names them (`__k0`, ...), typed as the
+        left input's key columns; a join without key equalities has the constant key 0."""
+        keys = self.interval_join_spec.join_spec.left_keys
+        if not keys:
+            return RowType((Field(f"{KEY_PREFIX}0", parse_type("INT")),))
+        return RowType(tuple(Field(f"{KEY_PREFIX}{index}", left.fields[column].type)
+                             for index, column in enumerate(keys)))
+
+    def make_processor(self, ctx, params):
+        """The transformWithState processor of this node's version."""
+        left, right = ctx.input_types(self)
+        if self.version == 1:
+            from ..runtime.interval_join import make_processor_class
+
+            return make_processor_class()(params, self.state_layout([left, right]))
+        from ..runtime.interval_join_v2 import make_processor_class
+
+        return make_processor_class()(params, *([f.type.name for f in row.fields]
+                                                for row in (left, right, self.key_type(left))))
 
     def translate(self, ctx, inputs):
         return _translate(self, ctx, inputs)
 
 
-# --- translation: tagged union of both inputs, grouped by the join key, into the
-# transformWithState processor; negative windows need no state at all.
+# --- translation: tagged union of both inputs, grouped by the join key (version 1) or by a
+# bucket of join keys (version 2), into the transformWithState processor of the node's
+# version; negative windows need no state at all.
 
-SIDE, LEFT_ROW, RIGHT_ROW = "__side", "__l", "__r"
+SIDE, LEFT_ROW, RIGHT_ROW, KEY_PREFIX = "__side", "__l", "__r", "__k"
 
 
 def _payload(frame: "DataFrame") -> list[str]:
@@ -135,8 +174,6 @@ def _translate(node: "StreamExecIntervalJoin", ctx, inputs: list) -> "DataFrame"
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from ..runtime.interval_join import make_processor_class
-
     left, right = inputs
     left_struct = T.StructType([f for f in left.schema.fields if f.name != OP_COLUMN])
     right_struct = T.StructType([f for f in right.schema.fields if f.name != OP_COLUMN])
@@ -145,7 +182,7 @@ def _translate(node: "StreamExecIntervalJoin", ctx, inputs: list) -> "DataFrame"
 
     spec = node.interval_join_spec.join_spec
     left_names, right_names = _payload(left), _payload(right)
-    key_names = [f"__k{i}" for i in range(max(len(spec.left_keys), 1))]
+    key_names = [f"{KEY_PREFIX}{i}" for i in range(max(len(spec.left_keys), 1))]
 
     def keys(frame: "DataFrame", names: list[str], indexes: list[int]):
         if not indexes:
@@ -162,10 +199,16 @@ def _translate(node: "StreamExecIntervalJoin", ctx, inputs: list) -> "DataFrame"
     union = tagged(left, left_names, spec.left_keys, 0, LEFT_ROW).unionByName(
         tagged(right, right_names, spec.right_keys, 1, RIGHT_ROW))
     params = node.runtime_params(ctx.options(node), len(left_names))
-    layout = node.state_layout(ctx.input_types(node))
     output = node.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-    processor = make_processor_class()(params, layout)
-    return union.groupBy(*key_names).transformWithState(
+    processor = node.make_processor(ctx, params)
+    if node.version == 1:
+        return union.groupBy(*key_names).transformWithState(
+            processor, output, "Append", "EventTime")
+    from ..runtime.interval_join_v2 import BUCKET_COLUMN, BUCKETS
+
+    # Version 2: a call per bucket of join keys (Spark's Murmur3 hash, as bucketed tables).
+    bucket = F.pmod(F.hash(*[F.col(name) for name in key_names]), F.lit(BUCKETS))
+    return union.withColumn(BUCKET_COLUMN, bucket).groupBy(BUCKET_COLUMN).transformWithState(
         processor, output, "Append", "EventTime")
 
 

@@ -24,13 +24,15 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFOR
 _EPOCH = datetime(1970, 1, 1)
 
 
+_EPOCH_UTC = _EPOCH.replace(tzinfo=timezone.utc)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
 def to_millis(value: datetime | int) -> int:
     """Event time of a (naive UTC or aware) timestamp in epoch milliseconds."""
     if isinstance(value, int):
         return value
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
-    return (value - _EPOCH) // timedelta(milliseconds=1)
+    return (value - (_EPOCH if value.tzinfo is None else _EPOCH_UTC)) // _MILLISECOND
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class IntervalJoinParams:
                 and self.lower_bound <= self.upper_bound)
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One cached row: `emitted` = joined at least once, `fired` = padded early."""
 
@@ -262,6 +264,31 @@ def _values(struct) -> tuple:
     return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
 
 
+def ordered_input(rows, params: IntervalJoinParams) -> list[tuple[bool, tuple]]:
+    """A call's input rows (the translation's tagged union: `__side`, `__l`, `__r`) as
+    (side is left, values), in a fixed order: Spark gives no order within a batch, and the
+    outputs must be the same run after run. The order is by event time, left before right,
+    then by the values' text (computed for such ties only)."""
+    decoded = []
+    for row in rows:
+        side_is_left = row["__side"] == 0
+        values = _values(row["__l"] if side_is_left else row["__r"])
+        time = values[params.left_time_index if side_is_left else params.right_time_index]
+        decoded.append((to_millis(time) if time is not None else 0, not side_is_left, values))
+    decoded.sort(key=lambda item: item[:2])
+    ordered, start = [], 0
+    while start < len(decoded):
+        end = start + 1
+        while end < len(decoded) and decoded[end][:2] == decoded[start][:2]:
+            end += 1
+        run = decoded[start:end]
+        if len(run) > 1:
+            run.sort(key=lambda item: repr(item[2]))
+        ordered.extend((not right, values) for _, right, values in run)
+        start = end
+    return ordered
+
+
 def make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
@@ -341,18 +368,7 @@ def make_processor_class():
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
             watermark = timerValues.getCurrentWatermarkInMs()
-            decoded = []
-            for row in rows:
-                side_is_left = row["__side"] == 0
-                values = _values(row["__l"] if side_is_left else row["__r"])
-                index = self.params.left_time_index if side_is_left else self.params.right_time_index
-                time = values[index]
-                decoded.append((to_millis(time) if time is not None else 0, not side_is_left,
-                                repr(values), side_is_left, values))
-            # Spark gives no order within a batch; sort so outputs are the same run after run.
-            decoded.sort(key=lambda item: item[:3])
-            ordered = [(item[3], item[4]) for item in decoded]
-            return iter(list(self._run(key, ordered, watermark)))
+            return iter(list(self._run(key, ordered_input(rows, self.params), watermark)))
 
         def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[Row]:
             return iter(list(self._run(key, [], timerValues.getCurrentWatermarkInMs())))

@@ -29,6 +29,22 @@ ensure_java() {
   fi
 }
 
+# The gate report's browser test (tests/test_gate_report.py) renders the page in headless
+# Chromium: `test` installs it when missing, as Java.
+ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1; then
+    return
+  fi
+  if command -v apt-get >/dev/null 2>&1; then
+    say "installing Chromium (the gate report's browser test)"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  else
+    echo "warning: chromium is missing and apt-get is not available; the browser test will skip" >&2
+  fi
+}
+
 ensure_venv() {
   local stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
   if [ ! -x .venv/bin/python ]; then
@@ -60,6 +76,7 @@ case "${1:-demo}" in
     ;;
   test)
     shift
+    ensure_chromium
     python -m pytest -q "$@"
     ;;
   *)

@@ -3,7 +3,7 @@
 (a) rendering, pure: escaping, the restore matrix derived from the records' names, verdicts;
 (b) the page really renders: headless Chromium dumps the DOM the inline script built;
 (c) the plugin writes the page, for a tiny pytest run and for a real gate run on generated
-    tiny fixtures (the only Spark test here: 5 fixtures, ~30 s).
+    tiny fixtures (the only Spark test here: 3 fixtures, ~30 s).
 """
 from __future__ import annotations
 
@@ -256,14 +256,19 @@ def test_pytest_writes_the_report_for_gate_report(tmp_path):
 
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
-    """A snapshots root holding one fixture per program of tests/gate_programs."""
+    """A snapshots root holding the fixtures of a few programs of tests/gate_programs: a
+    stateless and two stateful nodes (the whole package is the harness proof's job)."""
     from harness.generate import generate_fixture
     from harness_support import PROGRAMS
 
     root = tmp_path_factory.mktemp("report-snapshots")
     for program in PROGRAMS:
-        generate_fixture(program, root, spark=spark)
+        if program.id in REPORTED:
+            generate_fixture(program, root, spark=spark)
     return root
+
+
+REPORTED = ("calc-tiny", "group-aggregate-tiny", "interval-join-tiny")
 
 
 @pytest.mark.spark
@@ -278,11 +283,11 @@ def test_a_gate_run_reports_every_restored_fixture(generated, tmp_path, capsys):
     assert f"gate report: {report}" in capsys.readouterr().out
     data = embedded_data(report.read_text(encoding="utf-8"))
     fixtures = scan_snapshots(generated)[0]
-    assert len(fixtures) == 5
+    assert sorted(f.program_id for f in fixtures) == sorted(REPORTED)
     cells = {cell["fixture"]: cell for group in data["matrix"] for row in group["programs"]
              for cell in row["cells"]}
     assert {f.id: cells[f.id]["state"] for f in fixtures} == {f.id: "restored" for f in fixtures}
     assert all(cells[f.id]["seconds"] > 0 for f in fixtures)
     assert data["verdict"] == "PASSED"
     assert [(c["suite"], c["passed"], c["total"]) for c in data["counts"]] == [("audit", 1, 1),
-                                                                               ("restore", 5, 5)]
+                                                                               ("restore", 3, 3)]

@@ -7,7 +7,8 @@ import pytest
 
 from streamplan.changelog import RowKind
 from streamplan.runtime.deduplicate import (FIRST_ROW_SEEN, DeduplicateCore, DeduplicateParams,
-                                            NotInsertOnlyError, state_layout)
+                                            KeepFirstOnTimerCore, NotInsertOnlyError,
+                                            flag_expired, state_layout)
 
 I, UB, UA, D = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 
@@ -140,6 +141,69 @@ def test_rowtime_null_is_an_error():
         d(("k", None))
 
 
+# --- row time, keep first, insert-only output (RowTimeDeduplicateKeepFirstRowFunction) --------
+
+class OnTimer:
+    """Drives KeepFirstOnTimerCore like its processor: one key, the timer at the waiting row's
+    row time fires when the watermark reaches it."""
+
+    def __init__(self):
+        self.core = KeepFirstOnTimerCore(DeduplicateParams(False, 1, True, emit_on_timer=True))
+        self.waiting, self.emitted, self.timers = None, False, []
+
+    def __call__(self, row, watermark, kind=I):
+        before = self.waiting
+        self.waiting = self.core.process(self.waiting, self.emitted, kind, tuple(row), watermark)
+        if self.waiting is not before:
+            if before is not None:
+                self.timers.remove(self.core.rowtime(before))
+            self.timers.append(self.core.rowtime(self.waiting))
+
+    def advance(self, watermark):
+        out = []
+        for timer in [t for t in self.timers if t <= watermark]:
+            self.timers.remove(timer)
+            if self.core.fire(self.waiting, out):
+                self.waiting, self.emitted = None, True
+        return [f"{RowKind.from_code(code).short}{list(values)}" for code, values in out]
+
+
+def test_keep_first_on_timer_emits_the_earliest_row_once_when_the_watermark_passes_it():
+    d = OnTimer()
+    d(("k", 5000, "a"), watermark=0)
+    d(("k", 5000, "b"), watermark=0)            # equal row time: the first stays
+    d(("k", 3000, "c"), watermark=0)            # earlier: waits instead, its timer replaces
+    assert d.waiting == ("k", 3000, "c") and d.timers == [3000]
+    assert d.advance(2999) == []
+    assert d.advance(3000) == ["+I['k', 3000, 'c']"]
+    assert d.waiting is None and d.emitted and d.timers == []
+    d(("k", 4000, "d"), watermark=3000)         # the key is out: ignored, no timer
+    assert d.waiting is None and d.timers == [] and d.advance(10_000) == []
+
+
+def test_keep_first_on_timer_drops_rows_behind_the_watermark_only():
+    d = OnTimer()
+    d(("k", 5000, "a"), watermark=2000)
+    d(("k", 1999, "late"), watermark=2000)      # behind the watermark: dropped
+    assert d.waiting == ("k", 5000, "a")
+    d(("k", 2000, "on"), watermark=2000)        # on it: Flink keeps it (rowtime < watermark drops)
+    assert d.waiting == ("k", 2000, "on") and d.timers == [2000]
+
+
+def test_keep_first_on_timer_rejects_updates_and_nulls():
+    d = OnTimer()
+    with pytest.raises(NotInsertOnlyError):
+        d(("k", 1, "a"), watermark=0, kind=UA)
+    with pytest.raises(ValueError, match="NULL row time"):
+        d(("k", None, "a"), watermark=0)
+
+
+def test_the_emitted_flag_expires_as_flinks_ttl_does():
+    assert not flag_expired(written_ms=1000, now_ms=10**12, ttl_ms=0)   # no TTL: never
+    assert not flag_expired(written_ms=1000, now_ms=1999, ttl_ms=1000)
+    assert flag_expired(written_ms=1000, now_ms=2000, ttl_ms=1000)
+
+
 # --- input kinds, state layout ----------------------------------------------------------------
 
 @pytest.mark.parametrize("keep_last, rowtime", [(False, None), (True, None), (True, 1), (False, 1)])
@@ -156,3 +220,7 @@ def test_state_layout_keeps_a_flag_for_proctime_keep_first_and_the_row_otherwise
                                            "ttl": "processing-time"}}
     last = state_layout(DeduplicateParams(True, 1, True), "`k`: STRING, `v`: INT")
     assert last["deduplicate-state"]["value"] == "row STRUCT<`k`: STRING, `v`: INT>"
+    on_timer = state_layout(DeduplicateParams(False, 1, True, emit_on_timer=True), "`k`: STRING")
+    assert on_timer == {"waiting-to-emit-on-timer": {"kind": "value", "value": "row STRUCT<`k`: STRING>"},
+                        "already-emitted-state-boolean": {"kind": "value", "value": "written_ms BIGINT",
+                                                          "ttl": "checked on read"}}

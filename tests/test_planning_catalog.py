@@ -150,10 +150,24 @@ def test_row_number_one_on_a_time_attribute_is_a_deduplication(ranks, order, kee
     dedup = node(plan, "stream-exec-deduplicate")
     assert (dedup.unique_keys, dedup.keep_last_row, dedup.is_rowtime) == ([0], keep_last, rowtime)
     assert dedup.state[0].name == "deduplicateState"
-    first_on_proctime = not keep_last and not rowtime        # never changes a kept row
+    # Flink 2.x: keep first is insert-only (on row time it emits on a timer), keep last updates
+    assert dedup.output_insert_only is (not keep_last)
     assert kinds(plan, "stream-exec-deduplicate") == (
-        {RowKind.INSERT} if first_on_proctime
+        {RowKind.INSERT} if not keep_last
         else {RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER})
+
+
+def test_a_row_time_keep_first_plan_without_output_insert_only_keeps_updating(ranks):
+    """Plans from before Flink's outputInsertOnly field run RowTimeDeduplicateFunction: an
+    earlier row updates the kept one."""
+    plan = ranks.compile_sql("INSERT INTO KV " + NUMBERED.format(cols="k, v", order="t ASC",
+                                                                 cond="rn = 1"))
+    dedup = node(plan, "stream-exec-deduplicate")
+    older = dedup.model_copy(update={"output_insert_only": None})
+    assert "outputInsertOnly" not in older.to_json() and "outputInsertOnly" in dedup.to_json()
+    assert not older.emits_on_timer and dedup.emits_on_timer
+    assert older.output_changelog([]) == {RowKind.INSERT, RowKind.UPDATE_BEFORE,
+                                          RowKind.UPDATE_AFTER}
 
 
 @pytest.mark.parametrize("cond, start, end", [

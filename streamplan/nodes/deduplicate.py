@@ -1,7 +1,15 @@
 """Deduplication: `ROW_NUMBER() OVER (PARTITION BY k ORDER BY <time attribute> ASC|DESC) = 1`
 keeps the first or the last row per key, on event time or processing time (Flink's
-StreamExecDeduplicate)."""
+StreamExecDeduplicate).
+
+`outputInsertOnly` is Flink 2.x's field of the same name (absent in older plans, meaning
+false): the planner sets it when the deduplicate's output is insert-only, and on event time
+keep-first then emits each key's first row once, on an event-time timer at its row time
+(RowTimeDeduplicateKeepFirstRowFunction), instead of updating it when an earlier row arrives.
+"""
 from __future__ import annotations
+
+from typing import Optional
 
 from ..changelog import INSERT_ONLY, RowKind
 from ..types import RowType
@@ -19,14 +27,20 @@ class StreamExecDeduplicate(ExecNode):
     is_rowtime: bool
     keep_last_row: bool
     generate_update_before: bool
+    output_insert_only: Optional[bool] = None
+
+    @property
+    def emits_on_timer(self) -> bool:
+        """Event-time keep-first with insert-only output: the row is emitted on a timer."""
+        return self.is_rowtime and not self.keep_last_row and bool(self.output_insert_only)
 
     def rowtime_index(self, input_row: RowType):
         return input_row.rowtime_index if self.is_rowtime else None
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
-        if not self.keep_last_row and not self.is_rowtime:
-            return INSERT_ONLY                      # the first row by arrival never changes
+        if not self.keep_last_row and (not self.is_rowtime or self.emits_on_timer):
+            return INSERT_ONLY                      # the first row, once, never changes
         kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER}
         if self.generate_update_before:
             kinds.add(RowKind.UPDATE_BEFORE)
@@ -44,6 +58,7 @@ class StreamExecDeduplicate(ExecNode):
         return DeduplicateParams(keep_last_row=self.keep_last_row,
                                  rowtime_index=self.rowtime_index(input_row),
                                  generate_update_before=self.generate_update_before,
+                                 emit_on_timer=self.emits_on_timer,
                                  ttl_ms=self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
@@ -56,6 +71,17 @@ class StreamExecDeduplicate(ExecNode):
         from ..runtime.deduplicate import make_processor_class
 
         (input_row,) = ctx.input_types(self)
-        processor = make_processor_class()(self.params(input_row), self.state_layout([input_row]),
-                                           tuple(input_row.names))
-        return transform_keyed(inputs[0], input_row, self.unique_keys, processor, self.row_type)
+        params = self.params(input_row)
+        processor = make_processor_class(params)(params, self.state_layout([input_row]),
+                                                 tuple(input_row.names))
+        if not self.emits_on_timer:
+            return transform_keyed(inputs[0], input_row, self.unique_keys, processor,
+                                   self.row_type)
+        # Event-time timers; late rows are the processor's to drop (Flink drops rowtime <
+        # watermark, Spark's own filter rowtime <= watermark), so the row time column loses
+        # the watermark mark that would make Spark filter them first.
+        rowtime = input_row.names[input_row.rowtime_index]
+        unmarked = inputs[0].withColumn(rowtime, inputs[0][f"`{rowtime}`"].alias(rowtime,
+                                                                                 metadata={}))
+        return transform_keyed(unmarked, input_row, self.unique_keys, processor, self.row_type,
+                               time_mode="EventTime")

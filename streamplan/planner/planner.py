@@ -614,8 +614,11 @@ class PlanBuilder:
             node = self.add(StreamExecDeduplicate, [input_node], unique_keys=partition,
                             is_rowtime=time_field.rowtime, keep_last_row=keep_last,
                             generate_update_before=True, output_type=_plain_row(row).text,
+                            # Flink's ChangelogPlanUtils.isInsertOnly (mini-batch is off)
+                            output_insert_only=not keep_last,
                             description=f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], "
-                                        f"key=[{keys}], order=[{'ROWTIME' if time_field.rowtime else 'PROCTIME'}])",
+                                        f"key=[{keys}], order=[{'ROWTIME' if time_field.rowtime else 'PROCTIME'}]"
+                                        f"{'' if keep_last else ', outputInsertOnly=[true]'})",
                             state=state)
             fields = list(node.row_type.fields)
         else:

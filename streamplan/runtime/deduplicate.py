@@ -25,14 +25,24 @@ fails the query (`NotInsertOnlyError`).
 
 `generate_insert` is Flink's `table.exec.insert-and-updateafter-sensitive` (default true).
 
-Not ported: the mini-batch functions (ProcTime/RowTimeMiniBatch*, a mini-batch is not
-Spark's micro-batch) and RowTimeDeduplicateKeepFirstRowFunction (Flink's insert-only
-keep-first on row time that emits on event-time timers); the processor runs in
-processing-time mode, which state TTL needs.
+* RowTimeDeduplicateKeepFirstRowFunction (`KeepFirstOnTimerCore`), what Flink 2.x runs for
+  event-time keep-first when the plan's `outputInsertOnly` is set (older plans: the
+  RowTimeDeduplicateFunction above): a row behind the watermark is dropped, a key already
+  emitted ignores every row, else the earliest row (an equal row time keeps the first)
+  waits in "waiting-to-emit-on-timer" with an event-time timer at its row time, which
+  emits it (+I), clears it and sets "already-emitted-state-boolean" (with state TTL, the
+  only state that expires).
 
-`DeduplicateProcessor` reads a key's state once per batch and writes it when Flink writes
-it (which refreshes its TTL): the core returns the kept value itself (the same object)
-when Flink leaves the state untouched.
+Not ported: the mini-batch functions (ProcTime/RowTimeMiniBatch*, a mini-batch is not
+Spark's micro-batch).
+
+`DeduplicateProcessor` runs in processing-time mode, which Spark's state TTL needs; it reads
+a key's state once per batch and writes it when Flink writes it (which refreshes its TTL):
+the core returns the kept value itself (the same object) when Flink leaves the state
+untouched. `KeepFirstOnTimerProcessor` needs event-time timers, and Spark allows no state
+TTL in event-time mode, so it stores when the emitted flag was written and reads a flag
+older than the TTL as absent (Flink's default: never return expired state; the flag is
+written once, so its TTL starts then).
 """
 from __future__ import annotations
 
@@ -45,6 +55,9 @@ from .batch_rows import emitted, rows_of
 from .state_ttl import spark_ttl_ms
 
 DEDUPLICATE_STATE = "deduplicate-state"     # Flink's state name (SyncStateDeduplicateFunctionBase)
+# RowTimeDeduplicateKeepFirstRowFunction's state names
+WAITING_STATE = "waiting-to-emit-on-timer"
+EMITTED_STATE = "already-emitted-state-boolean"
 
 # The kept value of proctime keep-first: Flink keeps a Boolean flag, not the row.
 FIRST_ROW_SEEN: tuple = ("first-row-seen",)
@@ -61,6 +74,7 @@ class DeduplicateParams:
     generate_update_before: bool       # the consumer needs -U rows
     generate_insert: bool = True       # table.exec.insert-and-updateafter-sensitive
     ttl_ms: int = 0                    # state retention; > 0 also re-emits equal rows
+    emit_on_timer: bool = False        # event-time keep-first, insert-only (KeepFirstOnTimerCore)
 
     @property
     def is_rowtime(self) -> bool:
@@ -81,6 +95,14 @@ def check_insert_only(kind: RowKind, row: tuple) -> None:
         raise NotInsertOnlyError(
             f"Deduplicate accepts only insert (+I) rows, as Flink's checkInsertOnly requires, but "
             f"got {kind.short}{list(row)}; its input must be insert-only (plan a rank instead).")
+
+
+def rowtime_of(row: tuple, index: int) -> int:
+    value = row[index]
+    if value is None:
+        raise ValueError(f"Deduplicate on row time got a NULL row time (field {index}) in "
+                         f"{list(row)}")
+    return to_millis(value)
 
 
 class DeduplicateCore:
@@ -137,11 +159,7 @@ class DeduplicateCore:
         return row
 
     def _rowtime(self, row: tuple) -> int:
-        value = row[self.p.rowtime_index]
-        if value is None:
-            raise ValueError(f"Deduplicate on row time got a NULL row time (field "
-                             f"{self.p.rowtime_index}) in {list(row)}")
-        return to_millis(value)
+        return rowtime_of(row, self.p.rowtime_index)
 
     # DeduplicateFunctionHelper.shouldKeepCurrentRow
     def _should_keep_current_row(self, kept: Optional[tuple], row: tuple) -> bool:
@@ -166,12 +184,52 @@ class DeduplicateCore:
             out.append((RowKind.UPDATE_AFTER.code, row))
 
 
+class KeepFirstOnTimerCore:
+    """RowTimeDeduplicateKeepFirstRowFunction for one key: `process` returns the row waiting
+    for its timer afterwards (`waiting` itself when unchanged); the timer at the waiting
+    row's row time emits it (`fire`)."""
+
+    def __init__(self, params: DeduplicateParams):
+        self.p = params
+
+    def rowtime(self, row: tuple) -> int:
+        return rowtime_of(row, self.p.rowtime_index)
+
+    def process(self, waiting: Optional[tuple], already_emitted: bool, kind: RowKind,
+                row: tuple, watermark: int) -> Optional[tuple]:
+        check_insert_only(kind, row)
+        rowtime = self.rowtime(row)
+        if rowtime < watermark or already_emitted:
+            return waiting             # late (dropped), or the key's row is out already
+        if waiting is None or rowtime < self.rowtime(waiting):
+            return row
+        return waiting
+
+    @staticmethod
+    def fire(waiting: Optional[tuple], out: list[Output]) -> bool:
+        """onTimer: emits the waiting row; True when the key is now emitted."""
+        if waiting is None:
+            return False
+        out.append((RowKind.INSERT.code, waiting))
+        return True
+
+
+def flag_expired(written_ms: int, now_ms: int, ttl_ms: int) -> bool:
+    """Flink's TTL (OnCreateAndWrite, NeverReturnExpired) of a value written at `written_ms`."""
+    return ttl_ms > 0 and written_ms + ttl_ms <= now_ms
+
+
 # --- the Spark side ---------------------------------------------------------------------------
 
 def state_layout(params: DeduplicateParams, row_ddl: str) -> dict[str, dict[str, str]]:
     """One value per deduplicate key (Flink's "deduplicate-state"): the first-row flag for
     proctime keep-first, else the kept row; processing-time TTL (always on, see
-    runtime.state_ttl). `row_ddl` is the input row's fields in Spark DDL."""
+    runtime.state_ttl). Keep-first on timers: the waiting row and when the emitted flag was
+    written. `row_ddl` is the input row's fields in Spark DDL."""
+    if params.emit_on_timer:
+        return {WAITING_STATE: {"kind": "value", "value": f"row STRUCT<{row_ddl}>"},
+                EMITTED_STATE: {"kind": "value", "value": "written_ms BIGINT",
+                                "ttl": "checked on read"}}
     value = "seen BOOLEAN" if params.keeps_flag else f"row STRUCT<{row_ddl}>"
     return {DEDUPLICATE_STATE: {"kind": "value", "value": value, "ttl": "processing-time"}}
 
@@ -180,10 +238,59 @@ def _plain(struct: Any) -> tuple:
     return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
 
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
+def make_processor_class(params: DeduplicateParams):
+    """The processor class for `params`; defined lazily so the planner can import this module
+    without a Spark worker."""
     from pyspark.sql import Row
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class KeepFirstOnTimerProcessor(StatefulProcessor):
+        def __init__(self, params: DeduplicateParams, layout: dict[str, dict[str, str]],
+                     names: tuple[str, ...]):
+            self.params = params
+            self.layout = layout
+            self.names = names
+
+        def init(self, handle) -> None:
+            self.handle = handle
+            self.waiting = handle.getValueState(WAITING_STATE, self.layout[WAITING_STATE]["value"])
+            self.emitted = handle.getValueState(EMITTED_STATE, self.layout[EMITTED_STATE]["value"])
+            self.core = KeepFirstOnTimerCore(self.params)
+
+        def _already_emitted(self, now_ms: int) -> bool:
+            stored = self.emitted.get()
+            if stored is None:
+                return False
+            if flag_expired(stored[0], now_ms, self.params.ttl_ms):
+                self.emitted.clear()
+                return False
+            return True
+
+        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
+            stored = self.waiting.get()
+            loaded = None if stored is None else _plain(stored[0])
+            watermark = timerValues.getCurrentWatermarkInMs()
+            already_emitted = self._already_emitted(timerValues.getCurrentProcessingTimeInMs())
+            waiting = loaded
+            for kind, values in rows_of(rows, self.names):
+                waiting = self.core.process(waiting, already_emitted, kind, values, watermark)
+            if waiting is not loaded:      # an earlier row: its timer replaces the old one
+                if loaded is not None:
+                    self.handle.deleteTimer(self.core.rowtime(loaded))
+                self.handle.registerTimer(self.core.rowtime(waiting))
+                self.waiting.update((waiting,))
+            return iter([])
+
+        def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[Row]:
+            stored = self.waiting.get()
+            out: list[Output] = []
+            if self.core.fire(None if stored is None else _plain(stored[0]), out):
+                self.waiting.clear()
+                self.emitted.update((timerValues.getCurrentProcessingTimeInMs(),))
+            return emitted(out, self.names)
+
+        def close(self) -> None:
+            pass
 
     class DeduplicateProcessor(StatefulProcessor):
         def __init__(self, params: DeduplicateParams, layout: dict[str, dict[str, str]],
@@ -218,4 +325,4 @@ def make_processor_class():
         def close(self) -> None:
             pass
 
-    return DeduplicateProcessor
+    return KeepFirstOnTimerProcessor if params.emit_on_timer else DeduplicateProcessor

@@ -256,7 +256,7 @@ def _check_row_text(step: SinkTestStep, phase: str, index: int, text: Any) -> No
     if step.materialized and match.group(1) != "+I":
         raise ProgramError(f"{where}: {text!r}: a materialized view holds only +I rows")
     fields = step.row_type.fields
-    parts = len(_split_values(match.group(2))) if fields else 0
+    parts = len(split_values(match.group(2))) if fields else 0
     # A string value may itself contain ", ", so more parts than columns is only an error
     # when no column is a string.
     has_strings = any(f.type.name in _STRING_TYPES for f in fields)
@@ -265,7 +265,7 @@ def _check_row_text(step: SinkTestStep, phase: str, index: int, text: Any) -> No
                            f"{len(fields)} column(s) ({', '.join(step.row_type.names)})")
 
 
-def _split_values(body: str) -> list[str]:
+def split_values(body: str) -> list[str]:
     """Values of a row text: split at ', ' outside brackets (nested rows, arrays)."""
     parts, depth, start = [], 0, 0
     for index, char in enumerate(body):

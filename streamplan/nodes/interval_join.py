@@ -17,18 +17,11 @@ from ..join_type import JoinType
 from ..options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
 from ..types import Field, RowType, parse_type
 from .base import ExecNode, PlanModel
+from .common import JoinSpec
 from .metadata import exec_node
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
-
-
-class JoinSpec(PlanModel):
-    join_type: str                                   # INNER | LEFT | RIGHT | FULL
-    left_keys: list[int]
-    right_keys: list[int]
-    filter_nulls: list[bool]
-    non_equi_condition: Optional[str] = None         # Spark SQL over the output fields
 
 
 class WindowBounds(PlanModel):

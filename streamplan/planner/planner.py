@@ -33,7 +33,6 @@ from ..nodes.common import JoinSpec, TableSpec
 from ..nodes.group_aggregate import STATE_NAME as AGG_STATE_NAME
 from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
 from ..nodes.interval_join import IntervalJoinSpec, StreamExecIntervalJoin, WindowBounds
-from ..nodes.interval_join import JoinSpec as IntervalJoinKeys
 from ..nodes.join import StreamExecJoin
 from ..nodes.metadata import node_name
 from ..nodes.rank import APPEND_FAST, RETRACT
@@ -478,9 +477,9 @@ class PlanBuilder:
         early = ctx.hints.early_fire if top_level else None
         non_equi = self._non_equi(remaining, out_scope, output, where)
         spec = IntervalJoinSpec(
-            join_spec=IntervalJoinKeys(join_type=join_type.value, left_keys=left_keys,
-                                       right_keys=right_keys, filter_nulls=[True] * len(left_keys),
-                                       non_equi_condition=non_equi),
+            join_spec=JoinSpec(join_type=join_type.value, left_keys=left_keys,
+                               right_keys=right_keys, filter_nulls=[True] * len(left_keys),
+                               non_equi_condition=non_equi),
             window_bounds=WindowBounds(is_event_time=True, left_lower_bound=bounds.lower,
                                        left_upper_bound=bounds.upper,
                                        left_time_index=left_row.rowtime_index,

@@ -75,24 +75,11 @@ def format_rows(rows: list, row_type) -> list[str]:
     return flink_changelog(rows, row_type)[1]
 
 
-def split_values(body: str) -> list[str]:
-    """Values of a row text, split at ', ' outside brackets."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(body):
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-        elif depth == 0 and body.startswith(", ", index):
-            parts.append(body[start:index])
-            start = index + 2
-    parts.append(body[start:])
-    return parts
-
-
 def materialize_texts(texts: list[str], keys) -> list[str]:
     """The view of an expected changelog given as texts (by key, else as a bag); a
     retraction of a row the view does not hold shows up as a marked row."""
+    from harness.steps import split_values
+
     keyed: dict[tuple, str] = {}
     bag: list[str] = []
     problems: list[str] = []

@@ -6,9 +6,11 @@ One generated workload (two sides of `--rows` rows over `--keys` keys, ordered b
 time with jitter) is written once as two feed files of the `values` connector; every
 engine reads those same files, so all engines see identical micro-batches:
 
-  * streamplan node   - the compiled plan (scan -> watermark -> interval join -> calc ->
-                        sink) translated as PlanExecutor does, written with a foreachBatch
-                        that only counts (the same sink as Spark's run);
+  * streamplan node v2, v1 - the compiled plan (scan -> watermark -> interval join -> calc
+                        -> sink) with the join at version 2 (what new plans get) or at
+                        version 1 (the same plan JSON, its node type set to version 1),
+                        translated as PlanExecutor does, written with a foreachBatch that
+                        only counts (the same sink as Spark's run);
   * spark native      - Spark's stream-stream join on the same sources with
                         withWatermark("t", "1 second") and the same BETWEEN condition;
   * streamplan executor (with --executor) - PlanExecutor.run as the project runs plans:
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import json
 import os
 import random
 import shutil
@@ -302,10 +305,26 @@ def streamplan_frame(spark, plan, feeds: dict[str, str]):
     return executor._frame(plan.sinks[0], ctx, {})
 
 
+JOIN_NODE = "stream-exec-interval-join"
+
+
+def plan_at_version(plan, version: int):
+    """The same plan with the interval join at `version` (the versions share their plan JSON,
+    so only the node type differs), loaded through the registry as a restore would."""
+    from streamplan.plan import parse_plan
+
+    raw = plan.to_json()
+    for node in raw["nodes"]:
+        if node["type"].startswith(JOIN_NODE + "_"):
+            node["type"] = f"{JOIN_NODE}_{version}"
+    return parse_plan(json.dumps(raw), f"the benchmark's plan at {JOIN_NODE}_{version}")
+
+
 def run_streamplan(spark, plan, feeds, input_rows: int, checkpoint: Path) -> Run:
     from streamplan.changelog import OP_COLUMN
 
-    run = Run("streamplan node", input_rows)
+    version = next(node.version for node in plan.nodes if node.type.startswith(JOIN_NODE + "_"))
+    run = Run(f"streamplan node v{version}", input_rows)
     return timed_query(run, streamplan_frame(spark, plan, feeds), checkpoint,
                        Counter(run, OP_COLUMN))
 
@@ -398,7 +417,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--executor", action="store_true",
                         help="also time PlanExecutor.run (collect + JSON sink); the same as "
                              "adding 'executor' to --engines")
-    parser.add_argument("--engines", default="spark,node,source",
+    parser.add_argument("--engines", default="spark,v2,v1,source",
                         help="which runs to time, comma-separated, from "
                              + ",".join(ENGINES))
     parser.add_argument("--no-warmup", action="store_true",
@@ -410,7 +429,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-ENGINES = ("spark", "node", "source", "executor")
+ENGINES = ("spark", "v2", "v1", "source", "executor")
 
 
 def span_for(rows: int, keys: int, matches: float) -> int:
@@ -445,11 +464,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     spark = spark_session()
     env = TableEnvironment(spark=spark)
     env.execute_sql(DDL)
-    plan = env.compile_sql(QUERY)
+    compiled = env.compile_sql(QUERY)
+    plans = {f"v{version}": plan_at_version(compiled, version) for version in (1, 2)}
+    plan = plans["v2"]
     console.print(f"spark {spark.version}, master {spark.sparkContext.master}, shuffle "
                   f"partitions {spark.conf.get('spark.sql.shuffle.partitions')}, state store "
                   f"{spark.conf.get('spark.sql.streaming.stateStore.providerClass').rsplit('.', 1)[1]}")
-    console.print("input: both engines read the same two feed files through streamplan's "
+    console.print("input: every engine reads the same two feed files through streamplan's "
                   "`values` streaming source (one feed step per micro-batch, in lockstep)")
 
     root = args.work_dir or Path(tempfile.mkdtemp(prefix="bench-interval-join-"))
@@ -470,7 +491,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             small_dir.mkdir()
             warm_feeds = write_feeds(plan, small, small_dir)
 
-        def warm_up(runner) -> None:
+        def warm_up(runner, plan) -> None:
             """A tiny run right before the timed one: PySpark kills Python workers idle for a
             minute, so a warm-up long before would not keep them."""
             if warm_feeds is not None:
@@ -483,19 +504,21 @@ def main(argv: Optional[list[str]] = None) -> int:
             if args.verbose and run.batch_ms:
                 console.print(f"    batch ms: {run.batch_ms}")
 
+        runners = {"spark": (run_spark, plan), "v2": (run_streamplan, plans["v2"]),
+                   "v1": (run_streamplan, plans["v1"]), "source": (run_source_only, plan)}
         engines: dict[str, list[Run]] = {}
         for attempt in range(args.repeat):
-            for key, runner in (("spark", run_spark), ("node", run_streamplan),
-                                ("source", run_source_only)):
+            for key in ("spark", "v2", "v1", "source"):
                 if key not in selected:
                     continue
+                runner, engine_plan = runners[key]
                 if key != "source":
-                    warm_up(runner)
-                run = runner(spark, plan, feeds, input_rows, fresh(f"ckpt-{key}"))
+                    warm_up(runner, engine_plan)
+                run = runner(spark, engine_plan, feeds, input_rows, fresh(f"ckpt-{key}"))
                 engines.setdefault(key, []).append(run)
                 report(attempt, run)
             if "executor" in selected:
-                warm_up(run_streamplan)
+                warm_up(run_streamplan, plan)
                 run = run_executor(spark, plan, work, input_rows, fresh("ckpt-executor"),
                                    fresh("out-executor"))
                 engines.setdefault("executor", []).append(run)
@@ -509,7 +532,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     for column in ("engine", "input rows", "output rows", "seconds", "rows/s", "CPU s",
                    "rows/CPU s", "batches", "median batch ms"):
         table.add_column(column, justify="left" if column == "engine" else "right")
-    order = ["node", "executor", "spark", "source"]
+    order = ["v2", "v1", "executor", "spark", "source"]
     for key in order:
         if key not in engines:
             continue
@@ -520,19 +543,23 @@ def main(argv: Optional[list[str]] = None) -> int:
                       str(run.batches) if run.batches else "-",
                       f"{statistics.median(run.batch_ms):,.0f}" if run.batch_ms else "-")
     console.print(table)
-    for key, bold in (("node", True), ("executor", False)):
+    for key, bold in (("v2", True), ("v1", False), ("executor", False)):
         if key in engines and "spark" in engines:
             ours, theirs = best(engines[key]), best(engines["spark"])
             ratio = f"{ours.rows_per_second / theirs.rows_per_second:.3f}"
-            console.print(f"ratio streamplan {key} / spark, rows/s: "
+            console.print(f"ratio {ours.engine} / spark, rows/s: "
                           f"{f'[bold]{ratio}[/bold]' if bold else ratio}; "
                           f"rows per CPU s: {theirs.cpu_seconds / ours.cpu_seconds:.3f}")
+    if "v1" in engines and "v2" in engines:
+        new, old = best(engines["v2"]), best(engines["v1"])
+        console.print(f"ratio v2 / v1, rows/s: {new.rows_per_second / old.rows_per_second:.2f}; "
+                      f"rows per CPU s: {old.cpu_seconds / new.cpu_seconds:.2f}")
     load = os.getloadavg()
     console.print(f"load average at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on "
                   f"{os.cpu_count()} CPUs (other processes inflate wall time, less so CPU time)")
 
     failures = []
-    for key in ("node", "executor", "spark"):
+    for key in ("v2", "v1", "executor", "spark"):
         for run in engines.get(key, []):
             if run.output_rows != expected.rows or run.checksum != expected.checksum:
                 failures.append(f"{run.engine}: {run.output_rows:,} rows (checksum {run.checksum}), "

@@ -9,7 +9,7 @@ the same run after run.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..changelog import OP_COLUMN, RowKind
 
@@ -25,3 +25,11 @@ def emitted(out: list[tuple[int, tuple]], names: tuple[str, ...]) -> Iterator:
     from pyspark.sql import Row
 
     return iter([Row(**dict(zip(names, values)), **{OP_COLUMN: code}) for code, values in out])
+
+
+def plain(struct: Any) -> tuple:
+    """A struct read from state (a Row, or a dict for nested structs) as a plain tuple;
+    None (a NULL struct) as ()."""
+    if struct is None:
+        return ()
+    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)

@@ -28,10 +28,10 @@ leaves the state untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, rows_of
+from .batch_rows import emitted, plain, rows_of
 from .state_ttl import spark_ttl_ms
 
 NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
@@ -82,10 +82,6 @@ def state_layout(params: ChangelogNormalizeParams, row_ddl: str) -> dict[str, di
                               "ttl": "processing-time"}}
 
 
-def _plain(struct: Any) -> tuple:
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
-
-
 def make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
@@ -107,7 +103,7 @@ def make_processor_class():
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
             decoded = rows_of(rows, self.names)
             stored = self.state.get()
-            loaded = _plain(stored[0]) if stored is not None else None
+            loaded = plain(stored[0]) if stored is not None else None
             kept = loaded
             out: list[Output] = []
             for kind, values in decoded:

@@ -47,11 +47,11 @@ written once, so its TTL starts then).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from ..changelog import RowKind
 from .interval_join import to_millis
-from .batch_rows import emitted, rows_of
+from .batch_rows import emitted, plain, rows_of
 from .state_ttl import spark_ttl_ms
 
 DEDUPLICATE_STATE = "deduplicate-state"     # Flink's state name (SyncStateDeduplicateFunctionBase)
@@ -234,10 +234,6 @@ def state_layout(params: DeduplicateParams, row_ddl: str) -> dict[str, dict[str,
     return {DEDUPLICATE_STATE: {"kind": "value", "value": value, "ttl": "processing-time"}}
 
 
-def _plain(struct: Any) -> tuple:
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
-
-
 def make_processor_class(params: DeduplicateParams):
     """The processor class for `params`; defined lazily so the planner can import this module
     without a Spark worker."""
@@ -268,7 +264,7 @@ def make_processor_class(params: DeduplicateParams):
 
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
             stored = self.waiting.get()
-            loaded = None if stored is None else _plain(stored[0])
+            loaded = None if stored is None else plain(stored[0])
             watermark = timerValues.getCurrentWatermarkInMs()
             already_emitted = self._already_emitted(timerValues.getCurrentProcessingTimeInMs())
             waiting = loaded
@@ -284,7 +280,7 @@ def make_processor_class(params: DeduplicateParams):
         def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[Row]:
             stored = self.waiting.get()
             out: list[Output] = []
-            if self.core.fire(None if stored is None else _plain(stored[0]), out):
+            if self.core.fire(None if stored is None else plain(stored[0]), out):
                 self.waiting.clear()
                 self.emitted.update((timerValues.getCurrentProcessingTimeInMs(),))
             return emitted(out, self.names)
@@ -313,7 +309,7 @@ def make_processor_class(params: DeduplicateParams):
             elif self.params.keeps_flag:
                 loaded = FIRST_ROW_SEEN
             else:
-                loaded = _plain(stored[0])
+                loaded = plain(stored[0])
             kept = loaded
             out: list[Output] = []
             for kind, values in decoded:

@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, rows_of
+from .batch_rows import emitted, plain, rows_of
 from .state_ttl import spark_ttl_ms
 
 COUNT, SUM, MIN, MAX, AVG = "COUNT", "SUM", "MIN", "MAX", "AVG"
@@ -195,16 +195,12 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
     values = []
     for call, value in zip(calls, fields[1:]):
         if call.keeps_values:
-            values.append({_plain(item)[0]: _plain(item)[1] for item in value or []})
+            values.append({plain(item)[0]: plain(item)[1] for item in value or []})
         elif call.function in (SUM, AVG):
-            values.append(list(_plain(value)))
+            values.append(list(plain(value)))
         else:
             values.append(value)
     return Accumulators(fields[0], values)
-
-
-def _plain(struct) -> tuple:
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
 
 
 def make_processor_class():

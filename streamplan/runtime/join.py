@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from ..changelog import RowKind
 from ..join_type import JoinType
-from .batch_rows import emitted
+from .batch_rows import emitted, plain
 from .state_ttl import spark_ttl_ms
 
 CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY = ("join-key-contains-unique-key",
@@ -224,12 +224,6 @@ def side_layout(name: str, spec: SideSpec, row_ddl: str, unique_ddl: str,
             "value": f"kept STRUCT<count: BIGINT{associations}>", "ttl": "processing-time"}
 
 
-def _plain(struct) -> tuple:
-    if struct is None:
-        return ()
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
-
-
 def make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
@@ -252,17 +246,17 @@ def make_processor_class():
             if self.spec.kind == CONTAINS_UNIQUE_KEY:
                 stored = self.state.get()
                 if stored is not None:
-                    kept = _plain(stored[0])
-                    row = _plain(kept[0])
+                    kept = plain(stored[0])
+                    row = plain(kept[0])
                     state.rows[()] = Stored(row, 1, kept[1] if self.outer else 0)
                 return state
             for key, value in self.state.iterator():
-                kept = _plain(value[0])
+                kept = plain(value[0])
                 if self.spec.kind == HAS_UNIQUE_KEY:
-                    row = _plain(kept[0])
-                    state.rows[_plain(key[0])] = Stored(row, 1, kept[1] if self.outer else 0)
+                    row = plain(kept[0])
+                    state.rows[plain(key[0])] = Stored(row, 1, kept[1] if self.outer else 0)
                 else:
-                    row = _plain(key[0])
+                    row = plain(key[0])
                     state.rows[row] = Stored(row, kept[0], kept[1] if self.outer else 0)
             return state
 
@@ -311,7 +305,7 @@ def make_processor_class():
             for row in rows:
                 is_left = row["__side"] == 0
                 kind = RowKind.from_code(row["__kind"])
-                decoded.append((is_left, kind, _plain(row["__l"] if is_left else row["__r"])))
+                decoded.append((is_left, kind, plain(row["__l"] if is_left else row["__r"])))
             # Arrival order (see runtime.batch_rows) within each side, the left side first.
             decoded.sort(key=lambda item: not item[0])
             keys_match = all(part is not None for part in tuple(key)[:self.key_arity])

@@ -42,10 +42,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import cmp_to_key
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, rows_of
+from .batch_rows import emitted, plain, rows_of
 from .state_ttl import spark_ttl_ms
 
 LOG = logging.getLogger(__name__)
@@ -533,10 +533,6 @@ def state_layout(params: RankParams, row_ddl: str) -> dict[str, dict[str, str]]:
                             "ttl": "processing-time"}}
 
 
-def _plain(struct: Any) -> tuple:
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
-
-
 def decode_state(core: RankCore, stored: Optional[tuple]) -> RankState:
     """A state value as the processor reads it (see state_layout) -> RankState."""
     state = RankState()
@@ -544,11 +540,11 @@ def decode_state(core: RankCore, stored: Optional[tuple]) -> RankState:
         return state
     (value,) = stored
     if core.p.strategy == "top1":
-        state.top1 = _plain(value)
+        state.top1 = plain(value)
         return state
     for entry in value or []:
-        fields = _plain(entry)
-        rows = [_plain(item) for item in fields[-1] or []]
+        fields = plain(entry)
+        rows = [plain(item) for item in fields[-1] or []]
         if not rows:
             continue
         key = core.sort_key_of(rows[0])

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, rows_of
+from .batch_rows import emitted, plain, rows_of
 from .state_ttl import spark_ttl_ms
 
 LOG = logging.getLogger(__name__)
@@ -123,10 +123,6 @@ def state_layout(params: UpsertMaterializerParams, row_ddl: str) -> dict[str, di
                            "ttl": "processing-time"}}
 
 
-def _plain(struct: Any) -> tuple:
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
-
-
 def make_processor_class():
     """Defined lazily so the planner can import this module without a Spark worker."""
     from pyspark.sql import Row
@@ -148,7 +144,7 @@ def make_processor_class():
         def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
             decoded = rows_of(rows, self.names)
             stored = self.state.get()
-            kept = SinkValues([_plain(item) for item in (stored[0] or [])]
+            kept = SinkValues([plain(item) for item in (stored[0] or [])]
                               if stored is not None else [])
             out: list[Output] = []
             for kind, values in decoded:

@@ -291,6 +291,17 @@ INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE = program(
             [(1, "a", 4), (2, None, 5), (3, "a", 8)])),
     bounds=WINDOW_5S, hint="EARLY_FIRE('delay'='2s')", extra=NULL_CONDITION, changelog=True)
 
+# The time bounds written in WHERE, as Flink's own IntervalJoinTestPrograms write them: the
+# planner pushes them into the inner join (Flink's FlinkFilterJoinRule), so this is the same
+# interval join as interval-join-event-time, with its rows.
+INTERVAL_JOIN_BOUNDS_IN_WHERE = (
+    TableTestProgram.of("interval-join-bounds-in-where", "time bounds in WHERE make an inner "
+                        "interval join, as in Flink")
+    .setup_table_source(D[0]).setup_table_source(D[1]).setup_table_sink(sink(*JOINED))
+    .run_sql("INSERT INTO S SELECT L.k, L.lv, R.k, R.rv FROM L JOIN R ON L.k = R.k WHERE "
+             + WINDOW_2S)
+    .build())
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
@@ -299,5 +310,5 @@ PROGRAMS = [
     INTERVAL_JOIN_EARLY_FIRE_IGNORED_INNER, INTERVAL_JOIN_EARLY_FIRE_IGNORED_NEGATIVE_WINDOW,
     INTERVAL_JOIN_WINDOW_BOUNDS, INTERVAL_JOIN_WINDOW_BOUNDS_STRICT, INTERVAL_JOIN_NULLS,
     INTERVAL_JOIN_NULL_CONDITION_LEFT, INTERVAL_JOIN_NULL_CONDITION_RIGHT,
-    INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE,
+    INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE, INTERVAL_JOIN_BOUNDS_IN_WHERE,
 ]

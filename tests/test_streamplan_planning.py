@@ -107,6 +107,52 @@ def test_extra_join_predicates_become_the_join_filter(env):
     assert spec["nonEquiCondition"] == "`v` <> `w`"
 
 
+def node_types(plan):
+    return [n["type"] for n in plan.to_json()["nodes"]]
+
+
+@pytest.mark.parametrize("from_where", [
+    # Flink's IntervalJoinTestPrograms write the bounds in WHERE; FlinkFilterJoinRule pushes
+    # them into the inner join, which then is an interval join.
+    "FROM L JOIN R ON L.k = R.k WHERE L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND",
+    "FROM L, R WHERE L.k = R.k AND L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND",
+    "FROM L JOIN R ON L.t >= R.t - INTERVAL '5' SECOND WHERE L.k = R.k AND L.t <= R.t + INTERVAL '10' SECOND",
+])
+def test_time_bounds_in_where_make_an_inner_interval_join(env, from_where):
+    on = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND "
+                         f"L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND")
+    where = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w {from_where}")
+    assert node_types(where) == node_types(on) == [
+        "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
+        "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",
+        "stream-exec-interval-join_2", "stream-exec-calc_1", "stream-exec-sink_1"]
+    spec = lambda plan: next(n for n in plan.to_json()["nodes"]   # noqa: E731
+                             if n["type"] == "stream-exec-interval-join_2")["intervalJoinSpec"]
+    assert spec(where) == spec(on)
+
+
+def test_where_keeps_what_does_not_join_both_sides(env):
+    plan = env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k "
+                           "WHERE L.t BETWEEN R.t AND R.t + INTERVAL '1' SECOND AND L.v <> R.w "
+                           "AND L.v = 'x'")
+    nodes = plan.to_json()["nodes"]
+    join = next(n for n in nodes if n["type"] == "stream-exec-interval-join_2")
+    assert join["intervalJoinSpec"]["joinSpec"]["nonEquiCondition"] == "`v` <> `w`"
+    calc = next(n for n in nodes if n["type"] == "stream-exec-calc_1")
+    assert calc["condition"] == "`v` = 'x'"
+
+
+def test_an_outer_join_keeps_time_bounds_in_where_as_a_filter(env):
+    plan = env.compile_sql("INSERT INTO ChangeSnk SELECT L.k, L.v, R.w FROM L LEFT JOIN R ON "
+                           "L.k = R.k WHERE L.t BETWEEN R.t AND R.t + INTERVAL '1' SECOND")
+    assert "stream-exec-join_2" in node_types(plan)
+
+
+def test_a_comma_join_without_a_joining_where_is_a_cross_join(env):
+    with pytest.raises(UnsupportedSqlError, match="CROSS join"):
+        env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L, R WHERE L.k = 1")
+
+
 def test_early_fire_into_insert_only_sink_names_the_hint(env):
     with pytest.raises(ChangelogModeError, match=r"Table sink 'Snk' doesn't support consuming update.*"
                                                  r"EARLY_FIRE\('delay'='2000 ms'\)"):

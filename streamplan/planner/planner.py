@@ -207,7 +207,7 @@ class PlanBuilder:
             if ranked is not None:
                 relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
             else:
-                relation = self._plan_from(select, ctx, top_level)
+                relation, condition = self._plan_from(select, condition, ctx, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
             return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
@@ -275,16 +275,29 @@ class PlanBuilder:
         return projection, _dedupe(names)
 
     # --- FROM: tables, subqueries, CTEs, joins ------------------------------------------------
-    def _plan_from(self, select: exp.Select, ctx: QueryContext, top_level: bool) -> Relation:
+    def _plan_from(self, select: exp.Select, condition: Optional[exp.Expression],
+                   ctx: QueryContext, top_level: bool) -> tuple[Relation, Optional[exp.Expression]]:
+        """The FROM relation, and what is left of the WHERE `condition`: as Flink's
+        FlinkFilterJoinRule does, a WHERE conjunct over both sides of an inner join (or a
+        comma join) joins them, so time bounds written in WHERE make an interval join."""
         source = select.args.get("from_") or select.args.get("from")
         if source is None:
             raise UnsupportedSqlError("SELECT without FROM", ctx.position.line,
                                       ctx.position.column, ctx.position.source)
         relation = self._relation(source.this, ctx)
+        conjuncts = _conjuncts(condition) if condition is not None else []
         for join in select.args.get("joins") or []:
             right = self._relation(join.this, ctx)
-            relation = self._join(relation, right, join, ctx, top_level)
-        return relation
+            pushed = []
+            if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
+                    and not join.args.get("using") and not join.method:
+                pushed = [c for c in conjuncts if _joins_both(c, relation, right)]
+                conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
+                if pushed and (join.kind or "").upper() == "CROSS":
+                    join = join.copy()         # a cross (or comma) join filtered in WHERE
+                    join.set("kind", None)     # is an inner join, as in Flink
+            relation = self._join(relation, right, join, ctx, top_level, pushed)
+        return relation, (exp.and_(*conjuncts) if conjuncts else None)
 
     def _relation(self, item: exp.Expression, ctx: QueryContext) -> Relation:
         where = ctx.where
@@ -395,23 +408,21 @@ class PlanBuilder:
         return normalize
 
     def _join(self, left: Relation, right: Relation, join: exp.Join, ctx: QueryContext,
-              top_level: bool) -> Relation:
-        """An interval join when ON bounds the rowtime attributes of both sides from below
-        and above; otherwise a regular join."""
+              top_level: bool, pushed: list[exp.Expression]) -> Relation:
+        """An interval join when the condition (ON and the `pushed` WHERE conjuncts) bounds
+        the rowtime attributes of both sides from below and above; otherwise a regular join."""
         where = ctx.where
         join_type = _join_type(join, ctx.position)
         scope = Scope(left.scope_fields + right.scope_fields, where)
-        left_ids = {id(f) for f in left.scope_fields}
         left_row, right_row = left.node.row_type, right.node.row_type
-        condition = join.args.get("on")
-        if condition is None:
+        parts = ([join.args["on"]] if join.args.get("on") is not None else []) + pushed
+        if not parts:
             raise UnsupportedSqlError("join without ON condition (a cross join)",
                                       ctx.position.line, ctx.position.column, ctx.position.source)
+        condition = exp.and_(*parts)
 
         def side_of(column: exp.Column) -> Optional[str]:
-            hits = [f for f in scope.fields if f.name == column.name
-                    and (not column.table or f.qualifier == column.table)]
-            return ("L" if id(hits[0]) in left_ids else "R") if len(hits) == 1 else None
+            return _column_side(column, left, right)
 
         def is_time_column(column: exp.Column) -> Optional[str]:
             side = side_of(column)
@@ -1004,6 +1015,27 @@ def _join_fields(left: RowType, right: RowType, join_type: JoinType) -> tuple[li
             sql_type = f.type.with_nullable(True) if nullable else f.type
             fields.append(Field(name, sql_type))
     return fields, [f.name for f in fields]
+
+
+def _column_side(column: exp.Column, left: Relation, right: Relation) -> Optional[str]:
+    """'L' or 'R' when `column` names exactly one field of the two relations, else None."""
+    hits = [("L", f) for f in left.scope_fields if _names(column, f)] + \
+        [("R", f) for f in right.scope_fields if _names(column, f)]
+    return hits[0][0] if len(hits) == 1 else None
+
+
+def _names(column: exp.Column, field_: ScopeField) -> bool:
+    return field_.name == column.name and (not column.table or field_.qualifier == column.table)
+
+
+def _joins_both(conjunct: exp.Expression, left: Relation, right: Relation) -> bool:
+    """A WHERE conjunct that an inner join of `left` and `right` can take as its condition:
+    plain columns of both sides, each naming one field, and no subquery, aggregate or
+    window."""
+    if conjunct.find(exp.Subquery, exp.AggFunc, exp.Window) is not None:
+        return False
+    sides = {_column_side(column, left, right) for column in conjunct.find_all(exp.Column)}
+    return sides == {"L", "R"}
 
 
 def _conjuncts(condition: exp.Expression) -> list[exp.Expression]:

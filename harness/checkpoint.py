@@ -18,11 +18,12 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from streamplan.testing import log_files
+
 from .errors import FixtureError
 
 PLACEHOLDER = "@STREAMPLAN_CHECKPOINT_ROOT@"
 KEEP_LOG_ENTRIES = 2       # restarting batch N+1 reads offsets N and N-1
-_BATCH_FILE = re.compile(r"^[0-9]+$")
 _SNAPSHOT = re.compile(r"^([0-9]+)\.zip$")
 
 
@@ -66,8 +67,7 @@ def prune(checkpoint: Path) -> None:
     for crc in checkpoint.rglob("*.crc"):
         crc.unlink()
     for log in [*checkpoint.glob("*/offsets"), *checkpoint.glob("*/commits")]:
-        entries = sorted((p for p in log.iterdir() if _BATCH_FILE.match(p.name)), key=lambda p: int(p.name))
-        for old in entries[:-KEEP_LOG_ENTRIES]:
+        for old in log_files(log)[:-KEEP_LOG_ENTRIES]:
             old.unlink()
     for partition in checkpoint.glob("*/state/*/*"):
         if partition.is_dir() and partition.name.isdigit():

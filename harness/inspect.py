@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from streamplan.testing import load_plan
+from streamplan.testing import last_log_entry, load_plan
 
 from .checkpoint import materialize
 from .errors import FixtureError
@@ -45,7 +45,6 @@ ENGINE_FILE = "streamplan.json"
 QUERY_PREFIX = "sink-"
 _FIXTURE_ID = re.compile(r"^(?P<short>[a-z0-9]+(?:-[a-z0-9]+)*)_(?P<version>[0-9]+)/(?P<program>[^/]+)/?$")
 _VERSION_DIR = re.compile(r"^(?P<short>[a-z0-9]+(?:-[a-z0-9]+)*)_(?P<version>[0-9]+)$")
-_BATCH_FILE = re.compile(r"^[0-9]+$")
 EXPECTED = ("a fixture directory (<snapshots>/<node>_<version>/<program>/ holding checkpoint/ and "
             "plan/), a fixture id under {snapshots} (<node>_<version>/<program>, e.g. "
             "interval-join_1/interval-join-early-fire), or a checkpoint directory (holding "
@@ -161,41 +160,15 @@ def _read_json(path: Path) -> Any:
         return None
 
 
-def _last_batch_file(log: Path) -> Optional[Path]:
-    if not log.is_dir():
-        return None
-    files = [p for p in log.iterdir() if _BATCH_FILE.match(p.name)]
-    return max(files, key=lambda p: int(p.name)) if files else None
-
-
-def _read_log_entry(path: Optional[Path]) -> tuple[Optional[int], Optional[dict], list[Any]]:
-    """A Spark offsets/commits file: 'v1', a metadata JSON line, then (offsets only) one line
-    per source: its offset JSON, or '-' for a source without an offset yet."""
-    if path is None:
-        return None, None, []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    metadata = _parse_line(lines[1]) if len(lines) > 1 else None
-    return int(path.name), metadata, [_parse_line(line) for line in lines[2:]]
-
-
-def _parse_line(line: str) -> Any:
-    if line == "-":
-        return None
-    try:
-        return json.loads(line)
-    except ValueError:
-        return line
-
-
 def _read_query(query_dir: Path, spark) -> dict[str, Any]:
-    offsets_batch, offsets_meta, sources = _read_log_entry(_last_batch_file(query_dir / "offsets"))
-    last_batch, commit_meta, _ = _read_log_entry(_last_batch_file(query_dir / "commits"))
+    offsets = last_log_entry(query_dir / "offsets")
+    commit = last_log_entry(query_dir / "commits")
     return {
-        "lastBatch": last_batch,
-        "offsetsBatch": offsets_batch,
-        "watermarkMs": (offsets_meta or {}).get("batchWatermarkMs"),
-        "nextWatermarkMs": (commit_meta or {}).get("nextBatchWatermarkMs"),
-        "offsets": sources,
+        "lastBatch": commit.batch if commit else None,
+        "offsetsBatch": offsets.batch if offsets else None,
+        "watermarkMs": ((offsets and offsets.metadata) or {}).get("batchWatermarkMs"),
+        "nextWatermarkMs": ((commit and commit.metadata) or {}).get("nextBatchWatermarkMs"),
+        "offsets": offsets.sources if offsets else [],
         "operators": _read_operators(query_dir, spark) if (query_dir / "state").is_dir() else {},
     }
 

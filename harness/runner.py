@@ -22,6 +22,11 @@ from .errors import ExpectationMismatch, ProgramError
 from .program import TableTestProgram
 
 T = TypeVar("T")
+
+# The harness's test clock: processing time stands still at this instant in fresh runs
+# (generate, semantic), and at the checkpoint's last batch time in restores, so state TTL
+# and every batch stamp come out the same whenever a program runs (2024-01-01T00:00:00Z).
+TEST_CLOCK_START_MS = 1_704_067_200_000
 Phase = Literal["before", "after"]
 Stage = Literal["before", "after", "all"]   # which expectations a run's output must meet
 
@@ -70,7 +75,7 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
     steps = phased_steps(data, sorted(row_types), end_of_input)
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
-                                data=steps)
+                                data=steps, processing_time_ms=TEST_CLOCK_START_MS)
 
 
 # Spark waits a fixed 10 s for a new Python worker to connect back; on an oversubscribed

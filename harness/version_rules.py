@@ -15,10 +15,10 @@ from pydantic import ValidationError
 
 from streamplan.testing import (REGISTRY, CheckpointError, CompiledPlan, ExecNode, PlanFormatError,
                                 Registry, StreamPlanError, build_plan, check_restorable,
-                                load_plan_nodes, parse_plan_document, read_plan_text)
+                                describe_changes, load_plan_nodes, parse_plan_document,
+                                read_plan_text)
 
 from .checkpoint import state_variables
-from .diffs import describe_changes
 from .discovery import short_name
 from .errors import Finding, FixtureError
 from .fixtures import Fixture, Manifest

@@ -115,8 +115,10 @@ class TableEnvironment:
     def execute_plan(self, plan: CompiledPlan, checkpoint: Optional[Path] = None,
                      output: Optional[Path] = None,
                      data: Optional[dict[str, list[list[FeedRow]]]] = None,
-                     end_of_input: bool = True) -> RunResult:
-        """Run a plan; table data comes from `data` (steps) or each table's 'path' option."""
+                     end_of_input: bool = True,
+                     processing_time_ms: Optional[int] = None) -> RunResult:
+        """Run a plan; table data comes from `data` (steps) or each table's 'path' option.
+        `processing_time_ms` stops the clock for the run (see PlanExecutor); None: wall clock."""
         check_changelog(plan)
         checkpoint = Path(checkpoint or self.checkpoint_dir or tempfile.mkdtemp(prefix="ckpt-"))
         output = Path(output or self.output_dir or tempfile.mkdtemp(prefix="out-"))
@@ -129,7 +131,8 @@ class TableEnvironment:
                                                   scan.row_type)
         if from_files:
             feeds.update(phased_steps([from_files], sorted(from_files), end_of_input))
-        return PlanExecutor(plan, self.session(), self.config).run(checkpoint, output, feeds)
+        return PlanExecutor(plan, self.session(), self.config,
+                            processing_time_ms).run(checkpoint, output, feeds)
 
 
 def source_scans(plan: CompiledPlan) -> list:

@@ -1,11 +1,15 @@
 """A checkpoint records the engine release that wrote it (`<checkpoint>/streamplan.json`);
 `min_state_version` of each node decides whether today's engine can restore it. The one
-place that reads the record and applies that rule (executor, harness restore and audit)."""
+place that reads the record and applies that rule (executor, harness restore and audit),
+and that reads Spark's own logs in a query's checkpoint directory (`offsets/`, `commits/`).
+"""
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Optional
 
 from .errors import CheckpointError
 from .nodes.base import ExecNode
@@ -43,3 +47,61 @@ def check_restorable(nodes: Iterable[ExecNode], checkpoint: Path, where: str) ->
     engine = written_by(checkpoint)
     for node in nodes:
         check_state_version(node.metadata, engine, f"{where}: node {node.id}")
+
+
+# --- Spark's offsets and commits logs ------------------------------------------------------
+_BATCH_FILE = re.compile(r"^[0-9]+$")
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One file of a Spark metadata log: 'v1', a metadata JSON line, then (offsets only) one
+    line per source, its offset JSON or '-' for a source without an offset yet."""
+
+    batch: int
+    metadata: Optional[dict]
+    sources: list[Any]
+
+
+def log_files(log: Path) -> list[Path]:
+    """The batch files of an `offsets/` or `commits/` directory, oldest first."""
+    if not log.is_dir():
+        return []
+    return sorted((p for p in log.iterdir() if _BATCH_FILE.match(p.name)), key=lambda p: int(p.name))
+
+
+def read_log_entry(path: Path) -> LogEntry:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"{path}: unreadable Spark log file ({err})") from None
+    metadata = _log_line(lines[1]) if len(lines) > 1 else None
+    return LogEntry(int(path.name), metadata if isinstance(metadata, dict) else None,
+                    [_log_line(line) for line in lines[2:]])
+
+
+def last_log_entry(log: Path) -> Optional[LogEntry]:
+    files = log_files(log)
+    return read_log_entry(files[-1]) if files else None
+
+
+def last_batch_time_ms(query_dir: Path) -> Optional[int]:
+    """The processing time Spark stamped on the query's last planned micro-batch, or None
+    for a query without batches."""
+    entry = last_log_entry(Path(query_dir) / "offsets")
+    if entry is None:
+        return None
+    stamp = (entry.metadata or {}).get("batchTimestampMs")
+    if not isinstance(stamp, int) or isinstance(stamp, bool):
+        raise CheckpointError(f"{query_dir}/offsets/{entry.batch}: no batchTimestampMs in its "
+                              f"metadata line; is this a Spark streaming checkpoint?")
+    return stamp
+
+
+def _log_line(line: str) -> Any:
+    if line == "-":
+        return None
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from .changelog import END_OF_INPUT_CODE, RowKind
-from .checkpoints import CHECKPOINT_MARKER, check_restorable, write_marker
+from .checkpoints import CHECKPOINT_MARKER, check_restorable, last_batch_time_ms, write_marker
 from .errors import ExecutionError, PlanFormatError
 from .nodes import ExecNode, TranslateContext
 from .nodes.sink import StreamExecSink
@@ -22,6 +23,7 @@ from .nodes.watermark_assigner import StreamExecWatermarkAssigner
 from .options import Configuration
 from .plan import CompiledPlan
 from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
+from .runtime.manual_clock import start_at
 from .runtime.values_source import write_feed
 
 # A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
@@ -69,12 +71,21 @@ class RunResult:
 
 
 class PlanExecutor:
-    """Runs one plan against a checkpoint directory and an output directory."""
+    """Runs one plan against a checkpoint directory and an output directory.
 
-    def __init__(self, plan: CompiledPlan, spark, config: Optional[Configuration] = None):
+    Processing time (state TTL, PROCTIME, the batch stamps in the checkpoint) is the wall
+    clock unless `processing_time_ms` is given: then it stands still for the whole run, at
+    the time of the sink query's last micro-batch when its checkpoint has one (a restore
+    continues where the checkpoint stopped, however long ago that was), else at
+    `processing_time_ms`. Tests use it so that outcomes never depend on when they run.
+    """
+
+    def __init__(self, plan: CompiledPlan, spark, config: Optional[Configuration] = None,
+                 processing_time_ms: Optional[int] = None):
         self.plan = plan
         self.spark = spark
         self.config = config or Configuration()
+        self.processing_time_ms = processing_time_ms
 
     def run(self, checkpoint: Path, output: Path, feeds: dict[str, list[list[FeedRow]]],
             on_progress: Optional[Callable[[str, int], None]] = None) -> RunResult:
@@ -157,10 +168,17 @@ class PlanExecutor:
         directory = output / table
         before = set(batch_ids(directory))
         frame = self._frame(sink, ctx, frames)
-        writer = ChangelogSinkWriter(directory, sink.row_type.names)
-        query = (frame.writeStream.queryName(f"sink_{sink.id}").foreachBatch(writer)
-                 .option("checkpointLocation", str(checkpoint / f"sink-{sink.id}"))
-                 .trigger(processingTime="0 seconds").start())
+        query_dir = checkpoint / f"sink-{sink.id}"
+        # Query names are unique per session: several plans may run at once (the gate does).
+        writer = (frame.writeStream.queryName(f"sink_{sink.id}_{uuid.uuid4().hex[:8]}")
+                  .foreachBatch(ChangelogSinkWriter(directory, sink.row_type.names))
+                  .option("checkpointLocation", str(query_dir))
+                  .trigger(processingTime="0 seconds"))
+        if self.processing_time_ms is None:
+            query = writer.start()
+        else:
+            resumed = last_batch_time_ms(query_dir)
+            query = start_at(writer, self.processing_time_ms if resumed is None else resumed)
         try:
             query.processAllAvailable()
         except StreamingQueryException as err:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
 from .changelog import RowKind
-from .checkpoints import CHECKPOINT_MARKER, check_restorable, written_by
+from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms,
+                          last_log_entry, log_files, written_by)
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, StreamPlanError)
+from .json_diff import describe_changes, json_changes
 from .executor import FeedRow, RunResult, SinkOutput, phased_steps
 from .nodes import REGISTRY, ExecNode
 from .nodes.metadata import ExecNodeMetadata, Registry, annotation_problems
@@ -46,7 +48,10 @@ __all__ = [
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",
     # checkpoints
-    "CHECKPOINT_MARKER", "written_by", "check_restorable",
+    "CHECKPOINT_MARKER", "written_by", "check_restorable", "log_files", "last_log_entry",
+    "last_batch_time_ms",
+    # JSON differences
+    "json_changes", "describe_changes",
     # errors
     "StreamPlanError", "PlanFormatError", "CheckpointError", "ExecutionError",
 ]

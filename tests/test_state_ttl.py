@@ -1,8 +1,10 @@
 """Per-operator state TTL in the plan (FLIP-292): the `state` entries of a compiled plan set
 each input's TTL, hand edits of them apply when the plan runs, and TTL is processing time.
 
-Expiry is tested here with short TTLs and a pause between two runs of one checkpoint;
-checked-in fixtures never depend on TTL expiring (they use none, or a day)."""
+Expiry is tested here with short TTLs and a pause between two runs of one checkpoint, on
+the wall clock. The harness runs on a manual clock instead (processing time stands still,
+and a restore resumes at the checkpoint's time), so fixtures with TTLs restore the same way
+however long after their generation the gate runs."""
 from __future__ import annotations
 
 import json
@@ -89,6 +91,31 @@ def test_an_edited_ttl_in_the_compiled_plan_decides_what_expires(env, tmp_path, 
     second = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]], [["a", 2]]),
                               end_of_input=False)
     assert second.sinks["S"].texts == expected_second_run
+
+
+def test_on_a_manual_clock_a_restore_continues_at_the_checkpoints_processing_time(env, tmp_path):
+    """The harness's test clock: processing time stands still in a run, and a run on an
+    existing checkpoint resumes at its last batch's time, so a TTL that elapsed on the wall
+    clock between the runs has not elapsed for the restored state."""
+    from streamplan.checkpoints import last_batch_time_ms, log_files, read_log_entry
+
+    raw = env.compile_sql(AGG).to_json()
+    next(node for node in raw["nodes"] if "state" in node)["state"][0]["ttl"] = "1500 ms"
+    plan = parse_plan(json.dumps(raw), "plan.json")
+    checkpoint, output = tmp_path / "ckpt", tmp_path / "out"
+    start = 1_704_067_200_000
+    first = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]]),
+                             end_of_input=False, processing_time_ms=start)
+    assert first.sinks["S"].texts == ["+I[a, 1, 1]"]
+    (query,) = checkpoint.glob("sink-*")
+    assert last_batch_time_ms(query) == start
+    time.sleep(3)                                   # the wall clock passes the TTL
+    second = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]], [["a", 2]]),
+                              end_of_input=False, processing_time_ms=start + 86_400_000)
+    assert second.sinks["S"].texts == ["-U[a, 1, 1]", "+U[a, 2, 3]"]   # not expired
+    stamps = {read_log_entry(path).metadata["batchTimestampMs"]
+              for path in log_files(query / "offsets")}
+    assert stamps == {start}
 
 
 # --- the regular join: version 1 reads the persisted option, version 2 its plan's 'state' -----

@@ -1,6 +1,6 @@
-"""Structured differences, as the gate reports them: one line per change, named by its JSON
-path (`intervalJoinSpec.windowBounds.leftLowerBound: -2000 → -5000`). deepdiff finds the
-changes; this module only words them."""
+"""Structured differences of JSON values, one line per change named by its JSON path
+(`intervalJoinSpec.windowBounds.leftLowerBound: -2000 → -5000`), as plan migration prints
+them and the harness reports them. deepdiff finds the changes; this module only words them."""
 from __future__ import annotations
 
 import json

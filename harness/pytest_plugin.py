@@ -8,6 +8,8 @@ This plugin (loaded by the repository's conftest.py) adds what the gate needs on
     --snapshots DIR        the fixture root (default: the repository's snapshots/)
     --programs PACKAGE     the package of table test programs (default: programs)
     --gate-report PATH     write the gate's self-contained HTML report here (harness.gate_report)
+    --gate-workers N       restores and semantic runs kept going at once (harness.run_ahead;
+                           default $STREAMPLAN_GATE_WORKERS or 3; 1 runs each in its test)
 
 and a one-line verdict per suite at the end of the run. Tests take part in the verdict
 through the marker `gate(suite, name)`.
@@ -43,6 +45,9 @@ class GateRecord:
         return self.outcome == "passed"
 
 
+# Runs are mostly latency: three at a time keep two cores busy (bench/gate.py measures it).
+DEFAULT_GATE_WORKERS = 3
+
 _RECORDS = pytest.StashKey[list]()
 _STARTED = pytest.StashKey[float]()
 _REPORT = pytest.StashKey[Optional[Path]]()
@@ -55,6 +60,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fixture root the gate restores (default: the repository's snapshots/)")
     group.addoption("--programs", default="programs", metavar="PACKAGE",
                     help="package whose modules expose the table test programs (PROGRAMS)")
+    group.addoption("--gate-workers", type=int, metavar="N",
+                    default=int(os.environ.get("STREAMPLAN_GATE_WORKERS", DEFAULT_GATE_WORKERS)),
+                    help="restores and semantic runs the gate keeps going at once on the one "
+                         "SparkSession (default: $STREAMPLAN_GATE_WORKERS or "
+                         f"{DEFAULT_GATE_WORKERS}); 1 runs each in its own test")
     group.addoption("--gate-report", default=None, metavar="PATH",
                     help="write the gate's report here: one self-contained HTML page (verdict, "
                          "restore matrix, audit checks, every failure's message)")
@@ -75,6 +85,13 @@ def snapshots_root(config: pytest.Config) -> Path:
 
 def programs_package(config: pytest.Config) -> str:
     return config.getoption("programs")
+
+
+def gate_workers(config: pytest.Config) -> int:
+    workers = config.getoption("gate_workers")
+    if workers < 1:
+        raise pytest.UsageError(f"--gate-workers must be at least 1, not {workers}")
+    return workers
 
 
 def gate_records(config: pytest.Config) -> list[GateRecord]:

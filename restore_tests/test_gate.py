@@ -15,8 +15,9 @@ from harness.audit import CHECKS, audit_checks
 from harness.discovery import discover_programs
 from harness.errors import AuditFailure, HarnessError
 from harness.fixtures import scan_snapshots
-from harness.pytest_plugin import programs_package, snapshots_root
+from harness.pytest_plugin import gate_workers, programs_package, snapshots_root
 from harness.restore import restore_fixture
+from harness.run_ahead import RunAhead
 from harness.runner import run_semantic
 from streamplan.errors import StreamPlanError
 
@@ -44,6 +45,31 @@ def programs(pytestconfig):
     return expect(lambda: discover_programs(programs_package(pytestconfig)))
 
 
+@pytest.fixture(scope="session")
+def runs(request, programs, spark):
+    """Starts the restores and semantic runs of the selected tests ahead of them, in test
+    order, a few at a time (--gate-workers); each test then checks its own run."""
+    ahead = RunAhead(gate_workers(request.config))
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if getattr(item, "originalname", None) == "test_restore":
+            fixture = params["fixture"]
+            ahead.schedule(("restore", fixture.id), restore_action(fixture, programs, spark))
+        elif getattr(item, "originalname", None) == "test_semantic":
+            program = params["program"]
+            ahead.schedule(("semantic", program.id), semantic_action(program, spark))
+    yield ahead
+    ahead.close()
+
+
+def restore_action(fixture, programs, spark):
+    return lambda: restore_fixture(fixture, programs, spark=spark)
+
+
+def semantic_action(program, spark):
+    return lambda: run_semantic(program, spark)
+
+
 def expect(action):
     """Run a gate check; an expected failure fails the test with the harness's message."""
     try:
@@ -66,10 +92,10 @@ def test_audit(check, programs, pytestconfig, spark):
 
 
 @pytest.mark.spark
-def test_restore(fixture, programs, spark):
-    expect(lambda: restore_fixture(fixture, programs, spark=spark))
+def test_restore(fixture, programs, spark, runs):
+    expect(lambda: runs.result(("restore", fixture.id), restore_action(fixture, programs, spark)))
 
 
 @pytest.mark.spark
-def test_semantic(program, spark):
-    expect(lambda: run_semantic(program, spark))
+def test_semantic(program, spark, runs):
+    expect(lambda: runs.result(("semantic", program.id), semantic_action(program, spark)))

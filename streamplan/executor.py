@@ -5,6 +5,7 @@ Executing a plan never re-plans SQL: it only reads the plan's nodes.
 """
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
 import uuid
@@ -13,7 +14,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .changelog import END_OF_INPUT_CODE, RowKind
-from .checkpoints import CHECKPOINT_MARKER, check_restorable, last_batch_time_ms, write_marker
+from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms, write_marker,
+                          written_by)
 from .errors import ExecutionError, PlanFormatError
 from .nodes import ExecNode, TranslateContext
 from .nodes.sink import StreamExecSink
@@ -24,7 +26,9 @@ from .options import Configuration
 from .plan import CompiledPlan
 from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
 from .runtime.manual_clock import start_at
-from .runtime.values_source import write_feed
+from .runtime.values_source import register_for_run, write_feed
+
+log = logging.getLogger("streamplan.executor")
 
 # A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
 FeedRow = tuple[Optional[RowKind], tuple]
@@ -94,7 +98,8 @@ class PlanExecutor:
         with tempfile.TemporaryDirectory(prefix="streamplan-feeds-") as feed_dir:
             feed_files = self._write_feeds(Path(feed_dir), feeds)
             ctx = TranslateContext(self.spark, self.config, feed_files,
-                                   self._scans_feeding_watermarks(), plan=self.plan)
+                                   self._scans_feeding_watermarks(), plan=self.plan,
+                                   source_format=register_for_run(self.spark))
             frames: dict[int, object] = {}
             result = RunResult()
             for sink in self.plan.sinks:
@@ -107,8 +112,13 @@ class PlanExecutor:
         """Checkpoints record the engine that wrote them; min_state_version guards restores."""
         if not (checkpoint / CHECKPOINT_MARKER).exists():
             write_marker(checkpoint)
-            return
-        check_restorable(self.plan.nodes, checkpoint, f"checkpoint {checkpoint}")
+            state = "a new checkpoint"
+        else:
+            check_restorable(self.plan.nodes, checkpoint, f"checkpoint {checkpoint}")
+            state = f"restoring a checkpoint of engine {written_by(checkpoint)}"
+        for node in self.plan.nodes:
+            log.info("node %s: executes %s (plan of engine %s; %s)", node.id, node.type,
+                     self.plan.engine_version, state)
 
     # --- sources ------------------------------------------------------------------------------
     def _write_feeds(self, directory: Path, feeds: dict[str, list[list[FeedRow]]]) -> dict[str, str]:

@@ -27,7 +27,7 @@ class StreamExecTableSourceScan(ExecNode):
                 f"node {self.id}: no data bound to table '{self.table.identifier}'; give the values "
                 f"table a 'path' option or bind rows for it when executing")
         schema = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-        frame = (ctx.spark.readStream.format("values").schema(schema)
+        frame = (ctx.spark.readStream.format(ctx.source_format).schema(schema)
                  .option("feed", feed).load())
         if self.id not in ctx.keep_end_of_input:
             frame = frame.filter(F.col(OP_COLUMN) != F.lit(END_OF_INPUT_CODE))

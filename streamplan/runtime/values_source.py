@@ -11,6 +11,7 @@ carries the rows of its steps, so the tasks that read them never touch the file.
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -68,7 +69,15 @@ class _FeedReader(DataSourceStreamReader):
 
 
 class ValuesDataSource(DataSource):
-    """`spark.readStream.format("values").schema(...).option("feed", path)`."""
+    """`spark.readStream.format("values").schema(...).option("feed", path)`.
+
+    A running plan reads through a registration of its own (`register_for_run`): Spark's
+    Python runners write into the environment map of a data source's Python function
+    (BasePythonRunner puts SPARK_LOCAL_DIRS and friends into `PythonFunction.envVars`, a
+    plain java.util.HashMap, on every task), so queries running at once on one registration
+    race on that map; once it is corrupted, every task that serializes it fails with
+    java.io.OptionalDataException. The registration name never reaches the checkpoint.
+    """
 
     @classmethod
     def name(cls) -> str:
@@ -79,3 +88,12 @@ class ValuesDataSource(DataSource):
 
     def streamReader(self, schema) -> DataSourceStreamReader:
         return _FeedReader(self.options["feed"])
+
+
+def register_for_run(spark) -> str:
+    """Register the values source under a fresh name for one run; returns the format name."""
+    name = f"values_{uuid.uuid4().hex}"
+    source = type(f"ValuesDataSource_{name}", (ValuesDataSource,),
+                  {"name": classmethod(lambda cls: name), "__module__": __name__})
+    spark.dataSource.register(source)
+    return name

@@ -1,0 +1,52 @@
+"""The gate's restores and semantic runs, started ahead of the tests that check them.
+
+A run is a streaming query of a handful of tiny micro-batches, and most of its time is
+latency: Python workers starting and answering, state stores loading and committing, logs
+written between batches. One run at a time leaves the machine idle for much of that, so the
+gate keeps a few runs going at once on the one SparkSession (each query has its own
+checkpoint, output and query name, so runs share nothing but the JVM).
+
+pytest stays the one runner: each test still stands for exactly one run and fails with that
+run's own error; only the work moves ahead of it. With one worker nothing runs ahead and
+every test does its own run, as before.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable, Hashable, Optional, TypeVar
+
+T = TypeVar("T")
+
+
+class RunAhead:
+    """Runs scheduled actions on `workers` threads, in the order they were scheduled; a
+    test takes its action's result (or exception) with `result(key, action)`."""
+
+    def __init__(self, workers: int):
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.workers = workers
+        self._pool: Optional[ThreadPoolExecutor] = (
+            ThreadPoolExecutor(workers, thread_name_prefix="gate-run") if workers > 1 else None)
+        self._futures: dict[Hashable, Future] = {}
+        self._lock = threading.Lock()
+
+    def schedule(self, key: Hashable, action: Callable[[], T]) -> None:
+        if self._pool is None:
+            return
+        with self._lock:
+            if key not in self._futures:
+                self._futures[key] = self._pool.submit(action)
+
+    def result(self, key: Hashable, action: Callable[[], T]) -> T:
+        """The scheduled run's result (raising what it raised), or `action()` here when
+        `key` was never scheduled."""
+        with self._lock:
+            future = self._futures.pop(key, None)
+        return action() if future is None else future.result()
+
+    def close(self) -> None:
+        """Cancel what has not started and wait for what has (a query is never left running)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)

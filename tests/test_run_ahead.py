@@ -1,0 +1,76 @@
+"""harness.run_ahead: the gate's runs start ahead of their tests, a few at a time, and each
+test gets exactly its own run's result or exception."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from harness.run_ahead import RunAhead
+
+
+def test_scheduled_runs_go_ahead_concurrently_and_each_key_gets_its_own_result():
+    ahead = RunAhead(3)
+    started = threading.Barrier(3, timeout=10)     # breaks unless three run at once
+
+    def run(value):
+        def action():
+            started.wait()
+            return value
+        return action
+
+    for key in "abc":
+        ahead.schedule(key, run(key.upper()))
+    try:
+        assert [ahead.result(key, lambda: pytest.fail("ran inline")) for key in "cab"] == ["C", "A", "B"]
+    finally:
+        ahead.close()
+
+
+def test_a_runs_exception_reaches_its_test_and_nothing_else():
+    ahead = RunAhead(2)
+
+    def boom():
+        raise ValueError("the run failed")
+
+    ahead.schedule("bad", boom)
+    ahead.schedule("good", lambda: 42)
+    try:
+        with pytest.raises(ValueError, match="the run failed"):
+            ahead.result("bad", lambda: None)
+        assert ahead.result("good", lambda: None) == 42
+    finally:
+        ahead.close()
+
+
+def test_an_unscheduled_key_and_one_worker_run_inline_in_the_test():
+    ahead = RunAhead(1)
+    calls = []
+    ahead.schedule("a", lambda: calls.append("scheduled"))     # one worker: nothing runs ahead
+    assert calls == []
+    assert ahead.result("a", lambda: "inline") == "inline"
+    assert RunAhead(2).result("never scheduled", lambda: "inline") == "inline"
+
+
+def test_close_cancels_what_has_not_started_and_waits_for_what_has():
+    ahead = RunAhead(2)
+    finished, started = [], []
+
+    def slow(name):
+        def action():
+            started.append(name)
+            time.sleep(0.3)
+            finished.append(name)
+        return action
+
+    for name in ("a", "b", "c", "d"):
+        ahead.schedule(name, slow(name))
+    time.sleep(0.1)
+    ahead.close()
+    assert sorted(finished) == sorted(started) == ["a", "b"]
+
+
+def test_at_least_one_worker():
+    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+        RunAhead(0)

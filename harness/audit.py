@@ -6,7 +6,8 @@
 - consumed-options:     some program sets each consumed option to a non-default value;
 - restore-completeness: every registered node version has a program and a fixture, every
                         program a fixture for its node's latest version, every fixture a
-                        registered version and a program;
+                        registered version (or a dropped one whose plans migrate) and a
+                        program;
 - version-rules:        per fixture, see harness.version_rules.
 
 Every function takes the registry and the snapshots root, so tests can audit simulated
@@ -25,6 +26,7 @@ from streamplan.testing import (REGISTRY, Configuration, Registry, StreamPlanErr
 from .discovery import node_of, short_name
 from .errors import AuditFailure, Finding, HarnessError
 from .fixtures import Fixture, read_manifest, scan_snapshots
+from .migration import migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import compile_program
 from .version_rules import registration_problem, version_rule_findings
@@ -135,7 +137,7 @@ def _fixture_ownership(fixtures: list[Fixture], programs: list[TableTestProgram]
         name = f"stream-exec-{fixture.short_name}"
         registered = registration_problem(fixture, registry)
         if registered:
-            findings.append(Finding(COMPLETENESS, fixture.id, registered))
+            findings += _dropped_version_findings(fixture, registered, registry)
         if fixture.program_id not in program_ids:
             findings.append(Finding(COMPLETENESS, fixture.id, (
                 f"no program '{fixture.program_id}' exists, so this fixture cannot be restored; "
@@ -148,6 +150,31 @@ def _fixture_ownership(fixtures: list[Fixture], programs: list[TableTestProgram]
             findings.append(Finding(COMPLETENESS, fixture.id, "has no manifest.json; regenerate "
                                     "it or restore it from git"))
     return findings
+
+
+def _dropped_version_findings(fixture: Fixture, unregistered: str, registry: Registry
+                              ) -> list[Finding]:
+    """A fixture of an unregistered version is fine only if that version was dropped in
+    favour of a newer one its plans migrate to (FLIP-190's drop step)."""
+    case = migration_case(fixture, registry)
+    if case is None or not case.dropped:
+        return [Finding(COMPLETENESS, fixture.id, unregistered)]
+    if case.expected == "refused":
+        return [Finding(COMPLETENESS, fixture.id, (
+            f"version {fixture.version} of stream-exec-{fixture.short_name} is no longer "
+            f"registered and {case.to_type} cannot read its state (min_state_version), so "
+            f"nothing restores this fixture any more. Dropping a state-incompatible version "
+            f"drops its checkpoints: delete snapshots/{fixture.short_name}_{fixture.version}/ "
+            f"in the same change, or restore the annotation."))]
+    try:
+        migrate_fixture_plan(case, registry)
+    except HarnessError as err:
+        return [Finding(COMPLETENESS, fixture.id, (
+            f"version {fixture.version} of stream-exec-{fixture.short_name} is no longer "
+            f"registered, and its plans do not migrate to {case.to_type}, so users holding them "
+            f"are stuck: {err}. Declare @plan_migration(from_version={fixture.version}) on the "
+            f"node class, or restore the version's annotation."))]
+    return []
 
 
 def check_version_rules(programs: list[TableTestProgram], snapshots: Path,

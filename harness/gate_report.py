@@ -5,7 +5,10 @@ Pure: gate records and run metadata in, an HTML string out (`render_report`). Th
 - a header: the verdict, counts per suite, total time, engine and Spark versions, when;
 - the restore matrix: per node, rows = programs, columns = the node's versions present
   (`interval-join_1`, `interval-join_2`), each cell restored / failed / skipped / not
-  applicable (no fixture) with the restore time, and the program's semantic result;
+  applicable (no fixture) with the restore time, after each older version that the gate
+  migrated a column `<node>_<version> migrated` (its fixtures restored through the plan
+  migrated to the latest version, or migration refused as designed), and the program's
+  semantic result;
 - the audit checks with their outcome;
 - every failure with its full message (explanation and diff), preformatted, HTML-escaped,
   linked from its matrix cell or audit row.
@@ -23,10 +26,13 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Protocol, Sequence
 
-SUITES = ("audit", "restore", "semantic")
+SUITES = ("audit", "restore", "migration", "semantic")
 SUITE_NOUNS = {"audit": "checks passed", "restore": "fixtures restored",
-               "semantic": "programs passed"}
+               "migration": "older fixtures migrated", "semantic": "programs passed"}
 RESTORE_STATES = {"passed": "restored", "failed": "failed", "skipped": "skipped"}
+# "passed": restored through the migrated plan, or migration refused as designed
+MIGRATION_STATES = {"passed": "passed", "failed": "failed", "skipped": "skipped"}
+MIGRATED = " migrated"                  # suffix of a version's migration column
 NOT_APPLICABLE = "not-applicable"
 NOT_RUN = "not-run"
 
@@ -104,14 +110,18 @@ def matrix(records: Sequence[Record]) -> list[dict]:
     """
     anchors = failure_anchors(records)
     versions: dict[str, set[int]] = {}
-    restores: dict[tuple[str, str, int], Record] = {}        # (node, program, version)
+    migrated: dict[str, set[int]] = {}                        # node -> versions with a column
+    cells_by: dict[tuple[str, str, str, int], Record] = {}    # (suite, node, program, version)
     programs: dict[str, str] = {}                              # program -> node
     for record in records:
-        parsed = parse_fixture_id(record.name) if record.suite == "restore" else None
+        parsed = (parse_fixture_id(record.name) if record.suite in ("restore", "migration")
+                  else None)
         if parsed is not None:
             node, version, program = parsed
             versions.setdefault(node, set()).add(version)
-            restores[node, program, version] = record
+            if record.suite == "migration":
+                migrated.setdefault(node, set()).add(version)
+            cells_by[record.suite, node, program, version] = record
             programs.setdefault(program, node)
     semantic = {r.name: r for r in records if r.suite == "semantic"}
     for program in semantic:
@@ -121,27 +131,32 @@ def matrix(records: Sequence[Record]) -> list[dict]:
 
     groups = []
     for node in sorted(set(programs.values()), key=lambda n: (n == "", n)):
-        columns = sorted(versions.get(node, ()))
+        columns = [(suite, version) for version in sorted(versions.get(node, ()))
+                   for suite in ("restore", "migration")
+                   if suite == "restore" or version in migrated.get(node, ())]
         rows = []
         for program in sorted(p for p, owner in programs.items() if owner == node):
             cells = []
-            for version in columns:
-                record = restores.get((node, program, version))
-                column = f"{node}_{version}"
+            for suite, version in columns:
+                record = cells_by.get((suite, node, program, version))
+                column = f"{node}_{version}" + (MIGRATED if suite == "migration" else "")
+                states = MIGRATION_STATES if suite == "migration" else RESTORE_STATES
                 if record is None:
                     cells.append({"column": column, "fixture": None, "state": NOT_APPLICABLE,
                                   "seconds": None, "failure": None})
                 else:
                     cells.append({"column": column, "fixture": record.name,
-                                  "state": RESTORE_STATES.get(record.outcome, record.outcome),
+                                  "state": states.get(record.outcome, record.outcome),
                                   "seconds": round(record.seconds, 3),
-                                  "failure": anchors.get(("restore", record.name))})
+                                  "failure": anchors.get((suite, record.name))})
             run = semantic.get(program)
             rows.append({"program": program, "cells": cells, "semantic": (
                 {"state": NOT_RUN, "seconds": None, "failure": None} if run is None else
                 {"state": run.outcome, "seconds": round(run.seconds, 3),
                  "failure": anchors.get(("semantic", program))})})
-        groups.append({"node": node, "versions": [f"{node}_{v}" for v in columns], "programs": rows})
+        groups.append({"node": node, "programs": rows, "versions": [
+            f"{node}_{version}" + (MIGRATED if suite == "migration" else "")
+            for suite, version in columns]})
     return groups
 
 

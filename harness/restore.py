@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Optional
 
-from streamplan.testing import REGISTRY, Registry, RunResult, StreamPlanError, load_plan
+from streamplan.testing import (REGISTRY, CompiledPlan, Registry, RunResult, StreamPlanError,
+                                load_plan)
 
 from .checkpoint import materialize
 from .errors import FixtureError
 from .fixtures import Fixture, Manifest, decode_rows, read_manifest, verify_fixture
+from .migration import check_refusals, migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import check_outputs, program_environment, retry_worker_start, run_phases
 from .version_rules import admission_problems
@@ -18,10 +21,45 @@ from .version_rules import admission_problems
 
 def restore_fixture(fixture: Fixture, programs: list[TableTestProgram],
                     registry: Registry = REGISTRY, spark=None) -> RunResult:
+    program, manifest = _admitted(fixture, programs)
+    check_version_rules(fixture, manifest, registry)
+    _check_data_unchanged(fixture, program, manifest)
+    try:
+        plan = load_plan(fixture.plan_path, registry)
+    except StreamPlanError as err:
+        raise FixtureError(f"fixture {fixture.id}: rule 'the plan of a released version loads': "
+                           f"{err}") from None
+    return _restore_with(fixture, program, manifest, plan, spark)
+
+
+def restore_migrated(fixture: Fixture, programs: list[TableTestProgram],
+                     registry: Registry = REGISTRY, spark=None) -> Optional[RunResult]:
+    """The gate's migration check of a fixture of an older node version (harness.migration):
+    its plan migrated to today's versions restores its checkpoint, or migration is refused
+    as designed (None then)."""
+    case = migration_case(fixture, registry)
+    if case is None:
+        raise FixtureError(f"fixture {fixture.id}: its node version is the latest; there is "
+                           f"nothing to migrate")
+    program, manifest = _admitted(fixture, programs)
+    _check_data_unchanged(fixture, program, manifest)
+    check_refusals(case, registry)
+    if case.expected == "refused":
+        return None
+    migrated = migrate_fixture_plan(case, registry)
+    return _restore_with(fixture, program, manifest, migrated.plan, spark)
+
+
+def _admitted(fixture: Fixture, programs: list[TableTestProgram]
+              ) -> tuple[TableTestProgram, Manifest]:
+    """The fixture's program and manifest, the fixture's files as checked in."""
     program = _program_of(fixture, programs)
     manifest = read_manifest(fixture)
     verify_fixture(fixture, manifest)
-    check_version_rules(fixture, manifest, registry)
+    return program, manifest
+
+
+def _check_data_unchanged(fixture: Fixture, program: TableTestProgram, manifest: Manifest) -> None:
     if program.before_data_fingerprint() != manifest.data_sha256:
         raise FixtureError(
             f"fixture {fixture.id}: program {program.id} changed its sources' schemas or "
@@ -29,11 +67,12 @@ def restore_fixture(fixture: Fixture, programs: list[TableTestProgram],
             f"matches its data. Revert that change (the before-restore data of a program with "
             f"fixtures of released versions is frozen) and add a new program instead, or "
             f"regenerate the fixture if version {fixture.version} is the latest.")
-    try:
-        plan = load_plan(fixture.plan_path, registry)
-    except StreamPlanError as err:
-        raise FixtureError(f"fixture {fixture.id}: rule 'the plan of a released version loads': "
-                           f"{err}") from None
+
+
+def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifest,
+                  plan: CompiledPlan, spark) -> RunResult:
+    """A temp copy of the fixture's checkpoint resumed with `plan`, fed the after-restore
+    data and checked against the after-restore expectations."""
     env = program_environment(program, spark)
 
     def attempt() -> RunResult:

@@ -22,6 +22,7 @@ from .checkpoint import state_variables
 from .discovery import short_name
 from .errors import Finding, FixtureError
 from .fixtures import Fixture, Manifest
+from .migration import MigrationCase, migrate_fixture_plan, migration_case
 from .plan_shape import describe, shape_changes
 
 CHECK = "version-rules"
@@ -81,6 +82,11 @@ def registration_problem(fixture: Fixture, registry: Registry) -> Optional[str]:
     if f"{name}_{fixture.version}" in registry.by_type:
         return None
     known = sorted(meta.version for meta in registry.all_metadata() if meta.name == name)
+    if (name, fixture.version) in registry.migrations:
+        return (f"fixture {fixture.id}: rule '{RULE_REGISTERED}': version {fixture.version} of "
+                f"{name} was dropped (registered: {', '.join(map(str, known))}), and its plans "
+                f"migrate: a checkpoint of it restores only with its plan migrated, COMPILE PLAN "
+                f"'new.json' FROM 'old.json' (the gate's migration check restores it that way).")
     if known:
         problem = (f"version {fixture.version} of {name} is not registered (registered: "
                    f"{', '.join(map(str, known))})")
@@ -254,9 +260,37 @@ def _upstream(plan: CompiledPlan, node: ExecNode) -> list[ExecNode]:
     return list(seen.values())
 
 
+def migration_findings(case: MigrationCase, manifest: Manifest,
+                       registry: Registry = REGISTRY) -> list[Finding]:
+    """Rule 4, for a fixture of an older version whose state the latest version reads (its
+    min_state_version says so): the plan migrates, and the migrated plan's state layout is
+    the one the checkpoint holds. A bump that changed the plan JSON without declaring a
+    migration, or a min_state_version that claims more than the layout keeps, fails here."""
+    fixture = case.fixture
+    if case.expected != "migrates":
+        return []
+    try:
+        plan = migrate_fixture_plan(case, registry).plan
+    except FixtureError as err:
+        return [Finding(CHECK, fixture.id, str(err))]
+    findings = []
+    for finding in state_layout_findings(fixture, plan, manifest, registry):
+        findings.append(Finding(CHECK, fixture.id, (
+            f"migrated to {case.to_type}: {finding.message.split('. The fixture')[0]}, although "
+            f"{case.to_type}'s min_state_version says it reads the state of {case.from_type}. "
+            f"Keep the layout, or raise min_state_version of {case.to_type} (then migration is "
+            f"refused and users drain instead).")))
+    return findings + checkpoint_state_findings(fixture, plan)
+
+
 def version_rule_findings(fixture: Fixture, manifest: Manifest, registry: Registry = REGISTRY,
                           compiled: Optional[CompiledPlan] = None) -> list[Finding]:
-    """All rules for one fixture; rule 2 also compares with a freshly compiled plan when given."""
+    """All rules for one fixture; rule 2 also compares with a freshly compiled plan when given.
+    A fixture of a dropped version is held to rule 4 only: the migrated plan is all users
+    of that version have left."""
+    case = migration_case(fixture, registry)
+    if case is not None and case.dropped:
+        return migration_findings(case, manifest, registry)
     try:
         raw = read_plan_json(fixture)
     except FixtureError as err:
@@ -282,4 +316,6 @@ def version_rule_findings(fixture: Fixture, manifest: Manifest, registry: Regist
     state = checkpoint_problem(fixture, plan.nodes)
     if state:
         findings.append(Finding(CHECK, fixture.id, state))
+    if case is not None:
+        findings += migration_findings(case, manifest, registry)
     return findings

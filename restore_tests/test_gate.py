@@ -1,5 +1,6 @@
 """The restore gate, as tests: every audit check, every fixture's restore (every registered
-node version x program x fixture) and every program's semantic run.
+node version x program x fixture), every older-version fixture's restore through its migrated
+plan (harness.migration) and every program's semantic run.
 
     pytest restore_tests                                  # the whole gate
     pytest restore_tests -k interval-join_1               # one node version's restores
@@ -15,8 +16,9 @@ from harness.audit import CHECKS, audit_checks
 from harness.discovery import discover_programs
 from harness.errors import AuditFailure, HarnessError
 from harness.fixtures import scan_snapshots
+from harness.migration import is_dropped, migration_case
 from harness.pytest_plugin import gate_workers, programs_package, snapshots_root
-from harness.restore import restore_fixture
+from harness.restore import restore_fixture, restore_migrated
 from harness.run_ahead import RunAhead
 from harness.runner import run_semantic
 from streamplan.errors import StreamPlanError
@@ -29,8 +31,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                                        for name in CHECKS])
     if "fixture" in metafunc.fixturenames:
         fixtures, _ = scan_snapshots(snapshots_root(config))   # strays: a completeness finding
+        # A dropped version's fixtures restore only through migration (test_migration).
         metafunc.parametrize("fixture", [
-            pytest.param(f, id=f.id, marks=pytest.mark.gate("restore", f.id)) for f in fixtures])
+            pytest.param(f, id=f.id, marks=pytest.mark.gate("restore", f.id)) for f in fixtures
+            if not is_dropped(f)])
+    if "migrating" in metafunc.fixturenames:
+        fixtures, _ = scan_snapshots(snapshots_root(config))
+        metafunc.parametrize("migrating", [
+            pytest.param(f, id=f.id, marks=pytest.mark.gate("migration", f.id))
+            for f in fixtures if migration_case(f) is not None])
     if "program" in metafunc.fixturenames:
         try:
             programs = discover_programs(programs_package(config))
@@ -55,6 +64,9 @@ def runs(request, programs, spark):
         if getattr(item, "originalname", None) == "test_restore":
             fixture = params["fixture"]
             ahead.schedule(("restore", fixture.id), restore_action(fixture, programs, spark))
+        elif getattr(item, "originalname", None) == "test_migration":
+            fixture = params["migrating"]
+            ahead.schedule(("migration", fixture.id), migration_action(fixture, programs, spark))
         elif getattr(item, "originalname", None) == "test_semantic":
             program = params["program"]
             ahead.schedule(("semantic", program.id), semantic_action(program, spark))
@@ -64,6 +76,10 @@ def runs(request, programs, spark):
 
 def restore_action(fixture, programs, spark):
     return lambda: restore_fixture(fixture, programs, spark=spark)
+
+
+def migration_action(fixture, programs, spark):
+    return lambda: restore_migrated(fixture, programs, spark=spark)
 
 
 def semantic_action(program, spark):
@@ -94,6 +110,12 @@ def test_audit(check, programs, pytestconfig, spark):
 @pytest.mark.spark
 def test_restore(fixture, programs, spark, runs):
     expect(lambda: runs.result(("restore", fixture.id), restore_action(fixture, programs, spark)))
+
+
+@pytest.mark.spark
+def test_migration(migrating, programs, spark, runs):
+    expect(lambda: runs.result(("migration", migrating.id),
+                               migration_action(migrating, programs, spark)))
 
 
 @pytest.mark.spark

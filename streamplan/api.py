@@ -20,8 +20,9 @@ from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
 from .executor import FeedRow, PlanExecutor, RunResult, phased_steps
-from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, SetOption,
-                      StatementSet)
+from .migration import MigrationResult
+from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
+                      SetOption, StatementSet)
 from .sql.parser import parse_script
 from .types import RowType
 
@@ -30,7 +31,7 @@ RowsInput = Iterable[Union[list, tuple, dict]]
 
 @dataclass
 class StatementResult:
-    kind: str                         # created | set | compiled | executed | explained | skipped
+    kind: str      # created | set | compiled | migrated | executed | explained | skipped
     detail: str = ""
     plan: Optional[CompiledPlan] = None
     run: Optional[RunResult] = None
@@ -70,6 +71,13 @@ class TableEnvironment:
             return StatementResult("executed", plan=plan, run=self.execute_plan(plan))
         if isinstance(statement, CompilePlan):
             return self._compile_to_file(statement)
+        if isinstance(statement, MigratePlan):
+            target = self._path(statement.path)
+            if target.exists() and statement.if_not_exists:
+                return StatementResult("skipped", f"{target} exists (IF NOT EXISTS)")
+            migrated = self.migrate_plan(self._path(statement.source), target,
+                                         where=str(statement.position))
+            return StatementResult("migrated", migrated.describe(), migrated.plan)
         if isinstance(statement, ExecutePlan):
             plan = load_plan(self._path(statement.path))
             return StatementResult("executed", statement.path, plan, self.execute_plan(plan))
@@ -88,6 +96,22 @@ class TableEnvironment:
         plan = self.compile_plan(statement.target)
         plan.write(target)
         return StatementResult("compiled", str(target), plan)
+
+    def migrate_plan(self, source: str | Path, target: Optional[str | Path] = None,
+                     where: str = "") -> MigrationResult:
+        """Migrate the plan file `source` to today's node versions (FLIP-190's COMPILE PLAN
+        ... FROM ...) and write it to `target` unless None (a dry run). Refuses to overwrite
+        `target`."""
+        from .migration import migrate_plan_file
+
+        prefix = f"{where}: " if where else ""
+        if target is not None and Path(target).exists():
+            raise PlanningError(f"{prefix}plan file {target} already exists; delete it or write "
+                                f"COMPILE PLAN '...' IF NOT EXISTS FROM '...'")
+        result = migrate_plan_file(source)
+        if target is not None:
+            result.plan.write(target)
+        return result
 
     def _path(self, path: str) -> Path:
         candidate = Path(path.removeprefix("file://"))

@@ -1,6 +1,7 @@
-"""`streamplan` command line: compile, explain, execute, run."""
+"""`streamplan` command line: compile, migrate, explain, execute, run."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Optional
 
@@ -13,6 +14,19 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Flink-style streaming SQL compiled to versioned exec-node plans on Spark.")
 console = Console()
 errors = Console(stderr=True)
+
+
+@app.callback()
+def _options(verbose: bool = typer.Option(
+        False, "-v", "--verbose",
+        help="log what restores and migrations do per node (version read, migration applied, "
+             "version executed) to stderr")):
+    if verbose:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger = logging.getLogger("streamplan")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
 
 
 def _env(master: Optional[str], base: Path):
@@ -42,6 +56,36 @@ def compile(script: Path = typer.Argument(..., exists=True, dir_okay=False,
     except StreamPlanError as err:
         _fail(err)
     console.print(f"wrote {output} ({len(plan.nodes)} nodes)")
+
+
+@app.command()
+def migrate(old: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                       help="a plan written by an older engine"),
+            output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                                  help="the migrated plan to write"),
+            dry_run: bool = typer.Option(False, "--dry-run",
+                                         help="show what would change; write nothing"),
+            if_not_exists: bool = typer.Option(False, "--if-not-exists",
+                                               help="do nothing when OUTPUT exists")):
+    """Migrate OLD to today's node versions (COMPILE PLAN 'new.json' FROM 'old.json'); the
+    checkpoint restores with the new plan. Prints each node's change as JSON paths."""
+    from .api import TableEnvironment
+
+    if output is None and not dry_run:
+        errors.print("[bold red]error:[/] give -o/--output, or --dry-run to only show the changes")
+        raise typer.Exit(code=2)
+    if output is not None and output.exists() and if_not_exists:
+        console.print(f"skipped: {output} exists (--if-not-exists)")
+        return
+    try:
+        result = TableEnvironment().migrate_plan(old, None if dry_run else output)
+    except StreamPlanError as err:
+        _fail(err)
+    typer.echo(result.describe())
+    if dry_run:
+        console.print("dry run: nothing written")
+    else:
+        console.print(f"wrote {output}")
 
 
 @app.command()
@@ -98,6 +142,8 @@ def run(script: Path = typer.Argument(..., exists=True, dir_okay=False),
                 typer.echo(result.detail, nl=False)
             elif result.run is not None:
                 _print_run(result.run)
+            elif result.kind == "migrated":
+                typer.echo(result.detail)
             elif result.kind in ("compiled", "skipped"):
                 console.print(f"{result.kind}: {result.detail}")
     except StreamPlanError as err:

@@ -10,9 +10,12 @@ from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
 from .changelog import RowKind
 from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms,
                           last_log_entry, log_files, written_by)
-from .errors import (CheckpointError, ExecutionError, PlanFormatError, StreamPlanError)
+from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
+                     StreamPlanError)
 from .json_diff import describe_changes, json_changes
 from .executor import FeedRow, RunResult, SinkOutput, phased_steps
+from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
+                        state_readable)
 from .nodes import REGISTRY, ExecNode
 from .nodes.metadata import ExecNodeMetadata, Registry, annotation_problems
 from .options import Configuration, lookup_option, option_exists
@@ -24,7 +27,7 @@ from .runtime.rows import to_json, to_python
 from .sql.ast import CreateTable, Insert, StatementSet
 from .sql.parser import parse_script
 from .types import RowType
-from .version import ENGINE_VERSION, SPARK_VERSION
+from .version import ENGINE_VERSION, SPARK_VERSION, parse_version
 
 
 def spark_session():
@@ -47,11 +50,14 @@ __all__ = [
     # nodes, options, versions
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",
+    "parse_version",
+    # plan migration
+    "MigrationResult", "NodeMigration", "migrate_plan_file", "migrate_plan_text", "state_readable",
     # checkpoints
     "CHECKPOINT_MARKER", "written_by", "check_restorable", "log_files", "last_log_entry",
     "last_batch_time_ms",
     # JSON differences
     "json_changes", "describe_changes",
     # errors
-    "StreamPlanError", "PlanFormatError", "CheckpointError", "ExecutionError",
+    "StreamPlanError", "PlanFormatError", "PlanVersionError", "CheckpointError", "ExecutionError",
 ]

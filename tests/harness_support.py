@@ -12,6 +12,7 @@ from harness.discovery import discover_programs
 from streamplan.nodes import NODE_CLASSES
 from streamplan.nodes.calc import StreamExecCalc
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
+from streamplan.nodes.join import StreamExecJoin
 from streamplan.nodes.metadata import Registry, exec_node
 from streamplan.options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL, STATE_TTL
 
@@ -118,6 +119,28 @@ class TtlReadingJoin(StreamExecIntervalJoin):
            consumed_options=(STATE_TTL.key,))
 class TtlDeclaringCalc(StreamExecCalc):
     """Declares table.exec.state.ttl but never reads it."""
+
+
+@exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
+class JoinWithVersion1Dropped(StreamExecJoin):
+    """stream-exec-join after its version 1 was dropped: only version 2 is annotated, and the
+    migration from version 1 stays (FLIP-190's drop step done right)."""
+
+    _state_ttl_into_the_plan = StreamExecJoin.__dict__["_state_ttl_into_the_plan"]
+
+
+@exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
+class JoinWithVersion1AndItsMigrationDropped(StreamExecJoin):
+    """stream-exec-join after version 1 was dropped together with its migration: users of
+    version 1 plans are stuck."""
+
+
+@exec_node(name="stream-exec-join", version=1, min_plan_version="0.1", min_state_version="0.1",
+           consumed_options=(STATE_TTL.key,))
+@exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
+class JoinBumpedWithoutMigration(StreamExecJoin):
+    """stream-exec-join's versions 1 and 2 as today, but version 2's plan change came
+    without its migration."""
 
 
 def raised_min_versions(plan: str = "0.1", state: str = "0.1") -> type:

@@ -85,6 +85,24 @@ def test_matrix_rows_by_node_columns_by_version_with_a_not_applicable_cell():
     assert calc["programs"][0]["semantic"]["state"] == "skipped"
 
 
+def test_migration_checks_get_a_column_after_their_version():
+    with_migration = records() + [
+        GateRecord("migration", "interval-join_1/interval-join-a", "passed", 3.0),
+        GateRecord("migration", "interval-join_1/interval-join-b", "failed", 1.0, DIFF)]
+    groups = matrix(with_migration)
+    assert [(g["node"], g["versions"]) for g in groups] == [
+        ("calc", ["calc_1"]),
+        ("interval-join", ["interval-join_1", "interval-join_1 migrated", "interval-join_2"])]
+    states = cell_states(groups)
+    assert states[("interval-join-a", "interval-join_1 migrated")] == "passed"
+    assert states[("interval-join-b", "interval-join_1 migrated")] == "failed"
+    assert states[("interval-join-a", "interval-join_1")] == "restored"
+    (failed,) = [cell for group in groups for row in group["programs"] for cell in row["cells"]
+                 if cell["column"] == "interval-join_1 migrated" and cell["state"] == "failed"]
+    assert failed["failure"] == "failure-3"       # audit, restore, then this migration
+    assert "migration 1/2 older fixtures migrated" in count_line(with_migration)
+
+
 def test_fixture_ids_parse_with_dashes_and_underscores_in_names():
     assert parse_fixture_id("interval-join_12/interval-join-early-fire") == (
         "interval-join", 12, "interval-join-early-fire")

@@ -17,10 +17,12 @@ from harness.errors import ExpectationMismatch, FixtureError, FrozenFixtureError
 from harness.fixtures import fixture_for, read_manifest, scan_snapshots
 from harness.gate import run_gate
 from harness.generate import generate_fixture
-from harness.restore import restore_fixture
+from harness.restore import restore_fixture, restore_migrated
 from harness.runner import run_semantic
 from gate_programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
+                             JoinBumpedWithoutMigration, JoinWithVersion1AndItsMigrationDropped,
+                             JoinWithVersion1Dropped,
                              LowerCaseCalc, RebucketedJoin, RenamedFieldCalc, RequiredFieldCalc,
                              RetypedStateJoin, RenamedStateJoin, TtlDeclaringCalc, TtlReadingJoin,
                              calc_program,
@@ -280,6 +282,86 @@ def test_a_fixture_of_an_unregistered_version_is_caught(snapshots):
         restore_fixture(calc_fixture(snapshots, 9), PROGRAMS)
 
 
+# --- plan migration (FLIP-190): older fixtures restore through their migrated plans ---------------
+
+def join_1_fixture(root):
+    return fixture_for(root, "join", 1, JOIN_TINY.id)
+
+
+def test_an_older_fixture_restores_through_its_migrated_plan(spark, generated):
+    fixture = join_1_fixture(generated)
+    before = tree_digest(fixture.directory)
+    assert restore_migrated(fixture, PROGRAMS, spark=spark) is not None
+    assert tree_digest(fixture.directory) == before
+
+
+def test_a_state_breaking_bump_is_migrated_by_refusal(generated):
+    # interval join 1 -> 2 changed the state: migration must be refused, not attempted
+    assert restore_migrated(join_fixture(generated), PROGRAMS) is None
+
+
+def test_a_bump_that_changes_the_plan_json_without_a_migration_is_an_audit_finding(snapshots):
+    registry = registry_with(JoinBumpedWithoutMigration)
+    fixture = join_1_fixture(snapshots)
+    (finding,) = [f for f in check_version_rules(PROGRAMS, snapshots, registry, compile=False)
+                  if f.subject == fixture.id]
+    assert str(finding).startswith(
+        "[version-rules] join_1/join-tiny: fixture join_1/join-tiny: rule 'a plan of an older "
+        "version migrates to the latest and restores': fixture join_1/join-tiny: node 3 "
+        "('stream-exec-join_1'): the migrated node does not load as stream-exec-join_2 (")
+    assert str(finding).endswith(
+        "No migration is declared for version step(s) 1 -> 2 of stream-exec-join; declare one "
+        "on JoinBumpedWithoutMigration with @plan_migration(from_version=N).")
+
+
+def test_a_dropped_version_restores_only_through_its_migrated_plan(spark, snapshots):
+    registry = registry_with(JoinWithVersion1Dropped)
+    fixture = join_1_fixture(snapshots)
+    assert [f for f in check_restore_completeness(PROGRAMS, snapshots, registry)
+            if f.subject == fixture.id] == []
+    assert [f for f in check_version_rules(PROGRAMS, snapshots, registry, compile=False)
+            if f.subject == fixture.id] == []
+    with pytest.raises(FixtureError, match=r"version 1 of stream-exec-join was dropped \(registered: "
+                                           r"2\), and its plans migrate: a checkpoint of it restores "
+                                           r"only with its plan migrated, COMPILE PLAN 'new.json' "
+                                           r"FROM 'old.json'"):
+        restore_fixture(fixture, PROGRAMS, registry, spark=spark)
+    assert restore_migrated(fixture, PROGRAMS, registry, spark=spark) is not None
+
+
+def test_a_dropped_version_without_its_migration_fails_the_audit_with_the_remedy(snapshots):
+    registry = registry_with(JoinWithVersion1AndItsMigrationDropped)
+    fixture = join_1_fixture(snapshots)
+    (finding,) = [f for f in check_restore_completeness(PROGRAMS, snapshots, registry)
+                  if f.subject == fixture.id]
+    assert ("version 1 of stream-exec-join is no longer registered, and its plans do not migrate "
+            "to stream-exec-join_2, so users holding them are stuck") in finding.message
+    assert "No migration is declared for version step(s) 1 -> 2 of stream-exec-join" in finding.message
+    assert finding.message.endswith("Declare @plan_migration(from_version=1) on the node class, or "
+                                    "restore the version's annotation.")
+    with pytest.raises(FixtureError, match="fails without the remedy to migrate it"):
+        restore_migrated(fixture, PROGRAMS, registry)
+
+
+def test_a_min_state_version_that_claims_too_much_is_caught_by_the_migration_rule(snapshots):
+    # version 2 claims to read version 1's state, but its layout differs: the audit says so
+    class WiderJoin(JoinWithVersion1Dropped):
+        _state_ttl_into_the_plan = JoinWithVersion1Dropped.__dict__["_state_ttl_into_the_plan"]
+
+        def state_layout(self, inputs):
+            layout = super().state_layout(inputs)
+            layout["left-records"] = {**layout["left-records"], "value": "kept STRUCT<count: INT>"}
+            return layout
+
+    registry = registry_with(exec_node(name="stream-exec-join", version=2, min_plan_version="0.2",
+                                       min_state_version="0.1")(WiderJoin))
+    findings = [f for f in check_version_rules(PROGRAMS, snapshots, registry, compile=False)
+                if f.subject == join_1_fixture(snapshots).id]
+    assert any("migrated to stream-exec-join_2: stream-exec-join_2 (node 3): state layout changed"
+               in f.message and "raise min_state_version of stream-exec-join_2" in f.message
+               for f in findings), findings
+
+
 def test_annotation_sanity():
     registry = registry_with()
     too_new = ExecNodeMetadata("stream-exec-calc", 3, "9.9", "0.1")
@@ -392,17 +474,21 @@ def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
     junit = tmp_path / "gate.xml"
     assert run_gate(snapshots, junit, programs=GATE_PROGRAMS) == 0
     cases = junit_cases(junit)
+    older = {"join_1/join-tiny", "interval-join_1/interval-join-tiny"}
     expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
                 | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
+                | {f"test_migration[{fixture}]" for fixture in older}
                 | {f"test_semantic[{p.id}]" for p in PROGRAMS})
     # the audit checks and the programs' loading, one fixture per program at its latest
-    # version + join version 1 + interval join version 1, one semantic run per program
+    # version + join version 1 + interval join version 1, the two older fixtures through
+    # migration, one semantic run per program
     assert set(cases) == expected
-    assert len(expected) == (len(CHECKS) + 1) + (len(PROGRAMS) + 2) + len(PROGRAMS)
+    assert len(expected) == (len(CHECKS) + 1) + (len(PROGRAMS) + 2) + 2 + len(PROGRAMS)
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
     fixtures, programs = len(PROGRAMS) + 2, len(PROGRAMS)
     assert (f"gate PASSED: audit 5/5 checks passed, restore {fixtures}/{fixtures} fixtures "
-            f"restored, semantic {programs}/{programs} programs passed") in capsys.readouterr().out
+            f"restored, migration 2/2 older fixtures migrated, semantic {programs}/{programs} "
+            f"programs passed") in capsys.readouterr().out
 
 
 def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots, tmp_path, capsys,

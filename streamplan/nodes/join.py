@@ -7,12 +7,13 @@ from pydantic import model_validator
 from ..changelog import OP_COLUMN, RowKind
 from ..errors import ChangelogModeError
 from ..join_type import JoinType
+from ..durations import format_duration_ms
 from ..options import STATE_TTL
 from ..types import RowType
 from .base import ExecNode
 from .common import JoinSpec
 from .keyed import struct_ddl
-from .metadata import exec_node
+from .metadata import exec_node, plan_migration
 
 LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 
@@ -38,6 +39,19 @@ class StreamExecJoin(ExecNode):
             raise ValueError("version 2 needs 'state' with one entry per input (index 0: left, "
                              "index 1: right)")
         return self
+
+    @plan_migration(from_version=1)
+    def _state_ttl_into_the_plan(node: dict) -> dict:
+        """the persisted table.exec.state.ttl becomes both inputs' `state` TTL (FLIP-292)"""
+        configuration = dict(node.get("configuration") or {})
+        persisted = [configuration.pop(key) for key in (STATE_TTL.key, *STATE_TTL.fallback_keys)
+                     if key in configuration]
+        # A compiled version 1 plan always persists it; a hand-written one without it ran
+        # with the session's value, which a plan file cannot know: the default is taken.
+        ttl = format_duration_ms(STATE_TTL.parse(persisted[0] if persisted else STATE_TTL.default))
+        return {**node, "configuration": configuration,
+                "state": [{"index": 0, "ttl": ttl, "name": LEFT_STATE},
+                          {"index": 1, "ttl": ttl, "name": RIGHT_STATE}]}
 
     @property
     def join_type(self) -> JoinType:

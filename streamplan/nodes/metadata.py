@@ -6,6 +6,7 @@ The registry enforces the rules at import time and `harness audit` re-checks the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ..errors import PlanFormatError, PlanVersionError, RegistryError
 from ..options import option_exists
@@ -63,6 +64,50 @@ def class_metadata(cls: type, type_id: str) -> ExecNodeMetadata:
                           f"{', '.join(m.type_id for m in annotations(cls)) or 'nothing'})")
 
 
+@dataclass(frozen=True)
+class PlanMigration:
+    """FLIP-190's plan migration of one node: its JSON of `from_version` to `from_version + 1`."""
+
+    name: str
+    from_version: int
+    function: Callable[[dict[str, Any]], dict[str, Any]]
+
+    @property
+    def to_version(self) -> int:
+        return self.from_version + 1
+
+    @property
+    def summary(self) -> str:
+        """What the step does: the first line of its docstring."""
+        return (self.function.__doc__ or self.function.__name__).strip().splitlines()[0]
+
+
+def plan_migration(*, from_version: int):
+    """Declare a function in an exec-node class body as the migration of the node's plan
+    JSON from version `from_version` to `from_version + 1`. It gets a copy of a node's JSON
+    of the old version and returns the new version's JSON (the caller sets the new `type`
+    and validates the result). Its docstring's first line says what it changes.
+
+    A migration stays after the old version's annotation is removed: it is how users' plans
+    of the dropped version reach today's (`COMPILE PLAN 'new.json' FROM 'old.json'`)."""
+
+    def mark(function):
+        function._migrates_from = from_version
+        return staticmethod(function)
+
+    return mark
+
+
+def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
+    """The class's own @plan_migration functions, by the version they migrate from."""
+    found = []
+    for value in cls.__dict__.values():
+        function = getattr(value, "__func__", value)
+        if hasattr(function, "_migrates_from"):
+            found.append((function._migrates_from, function))
+    return sorted(found, key=lambda item: item[0])
+
+
 # Node names Flink has that this engine knows it does not support yet: the planner names
 # them in its errors, and the registry accepts them as "explicitly unsupported".
 UNSUPPORTED_NODES: dict[str, str] = {
@@ -109,6 +154,7 @@ def annotation_problems(cls: type, meta: ExecNodeMetadata) -> list[str]:
 class Registry:
     by_type: dict[str, tuple[type, ExecNodeMetadata]] = field(default_factory=dict)
     classes: list[type] = field(default_factory=list)
+    migrations: dict[tuple[str, int], PlanMigration] = field(default_factory=dict)
 
     def register(self, cls: type) -> type:
         """Check one annotated class and add all its versions."""
@@ -123,8 +169,24 @@ class Registry:
         for meta in metas:
             self._check(cls, meta)
             self.by_type[meta.type_id] = (cls, meta)
+        (name,) = names
+        for from_version, function in declared_migrations(cls):
+            self._add_migration(cls, PlanMigration(name, from_version, function))
         self.classes.append(cls)
         return cls
+
+    def _add_migration(self, cls: type, migration: PlanMigration) -> None:
+        key = (migration.name, migration.from_version)
+        latest = self.latest(migration.name).version
+        if key in self.migrations:
+            raise RegistryError(f"{cls.__name__}: two plan migrations from version "
+                                f"{migration.from_version} of {migration.name}")
+        if not 1 <= migration.from_version < latest:
+            raise RegistryError(
+                f"{cls.__name__}: @plan_migration(from_version={migration.from_version}) of "
+                f"{migration.name} leads to version {migration.to_version}, but the registered "
+                f"versions end at {latest}; a migration goes from an older version to the next")
+        self.migrations[key] = migration
 
     def _check(self, cls: type, meta: ExecNodeMetadata) -> None:
         if meta.type_id in self.by_type:
@@ -141,6 +203,13 @@ class Registry:
         name, _, version = type_id.rpartition("_")
         prefix = f"{where}: " if where else ""
         known = sorted(meta.version for (_, meta) in self.by_type.values() if meta.name == name)
+        if version.isdigit() and (name, int(version)) in self.migrations:
+            raise PlanVersionError(
+                f"{prefix}node type '{type_id}': version {version} of '{name}' is no longer "
+                f"supported by engine {ENGINE_VERSION} (supported versions: "
+                f"{', '.join(map(str, known))}), but plans of it can be migrated. Migrate the "
+                f"plan and restore with the migrated one: COMPILE PLAN 'new.json' FROM "
+                f"'old.json' (or `streamplan migrate old.json -o new.json`).")
         if known:
             raise PlanVersionError(
                 f"{prefix}node type '{type_id}': version {version} of '{name}' is not supported by "

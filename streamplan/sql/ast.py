@@ -93,6 +93,16 @@ class CompilePlan:
 
 
 @dataclass(frozen=True)
+class MigratePlan:
+    """COMPILE PLAN 'path' [IF NOT EXISTS] FROM 'source': migrate an older plan (FLIP-190)."""
+
+    path: str
+    source: str
+    position: Position
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
 class ExecutePlan:
     path: str
     position: Position
@@ -104,7 +114,8 @@ class ExplainPlan:
     position: Position
 
 
-Statement = Union[CreateTable, SetOption, Insert, StatementSet, CompilePlan, ExecutePlan, ExplainPlan]
+Statement = Union[CreateTable, SetOption, Insert, StatementSet, CompilePlan, MigratePlan,
+                  ExecutePlan, ExplainPlan]
 
 
 @dataclass

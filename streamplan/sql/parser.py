@@ -10,6 +10,7 @@ Supported statements (producing the model of :mod:`streamplan.sql.ast`):
 * ``INSERT INTO t SELECT ...`` with ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
 * statement sets: ``EXECUTE STATEMENT SET BEGIN ...; END`` and ``BEGIN STATEMENT SET; ...; END;``
 * ``COMPILE PLAN 'p' [IF NOT EXISTS] FOR <INSERT | [EXECUTE] STATEMENT SET BEGIN ... END>``
+* ``COMPILE PLAN 'new' [IF NOT EXISTS] FROM 'old'``: plan migration (FLIP-190)
 * ``EXECUTE PLAN 'p'`` and ``EXPLAIN PLAN 'p'``
 
 ``COMPILE AND EXECUTE PLAN`` is rejected as unsupported: run COMPILE PLAN, then EXECUTE PLAN.
@@ -30,8 +31,8 @@ from sqlglot.errors import ParseError, TokenError
 from streamplan.durations import INTERVAL_UNITS_MS
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
-    ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, SetOption,
-    Statement, StatementSet, WatermarkDef,
+    ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
+    SetOption, Statement, StatementSet, WatermarkDef,
 )
 from streamplan.sql.splitter import (
     HINT, IDENT, NUMBER, PUNCT, WORD, SourceText, Token, split_statements, statement_set_end,
@@ -800,7 +801,13 @@ def _parse_compile(cur: _Cursor) -> CompilePlan:
     cur.expect_word("PLAN", "after COMPILE")
     path = _plan_path(cur, "after COMPILE PLAN")
     if_not_exists = _accept_if_not_exists(cur)
-    cur.expect_word("FOR", "after the plan path")
+    if cur.accept_word("FROM"):
+        source = _plan_path(cur, "after FROM")
+        cur.expect_end("after the old plan's path")
+        return MigratePlan(path, source, cur.src.position(keyword.start), if_not_exists)
+    if not cur.peek_word("FOR"):
+        raise cur.fail("FOR <INSERT or STATEMENT SET> or FROM '<old plan>' after the plan path")
+    cur.advance()
     target: Insert | StatementSet
     if cur.peek_word("INSERT"):
         target = _parse_insert(cur)

@@ -1,78 +1,68 @@
-"""Where the restore gate's time goes: seconds per fixture, and the breakdown.
+"""Where the restore gate's time goes: seconds per fixture, by number of gate workers, and the
+breakdown.
 
-    .venv/bin/python bench/gate.py                       # the whole gate's work, in-process
-    .venv/bin/python bench/gate.py --node interval-join  # one node's fixtures and programs
-    .venv/bin/python bench/gate.py --pytest              # also time the real gate (pytest)
-    .venv/bin/python bench/gate.py --conf spark.sql.streaming.stateStore.maintenanceInterval=600s
+    .venv/bin/python bench/gate.py                        # the whole gate's work, 1 and 3 workers
+    .venv/bin/python bench/gate.py --workers 3            # one configuration
+    .venv/bin/python bench/gate.py --node interval-join   # one node's fixtures and programs
+    .venv/bin/python bench/gate.py --limit 12             # a sample: the first 12 of each kind
+    .venv/bin/python bench/gate.py --pytest               # also time `pytest restore_tests`
 
-It does what `restore_tests/` does, with the same harness functions, one after the other in
-one process: start Spark, run every audit check, restore every fixture, run every program
-in semantic mode, and times each part. A StreamingQueryListener records every micro-batch's
-durations as Spark reports them (planning, running the batch, writing the offset log and the
-commit log), so a run's time splits into query start and stop (the run minus its batches)
-and its micro-batches. The headline figure is the whole gate's seconds per fixture,
-JVM start included: the figure the gate's goal is set in (issue 9: <= 3 s).
+Each configuration runs in a fresh process (its own JVM, so none inherits another's warm-up)
+and does what `restore_tests/` does, with the same harness functions: start Spark, run every
+audit check, compile every program, then every fixture restore, every migration check and
+every program's semantic run, kept going `workers` at a time by harness.run_ahead exactly as
+the gate does. The headline is the whole gate's seconds per fixture, JVM start included: the
+figure issue 9 sets at <= 3 s.
 
-`--pytest` also runs `pytest restore_tests` in a subprocess (what `ci/gate` runs) and prints
-its wall time per fixture, as a check that the in-process figure is the gate's. See
-bench/README.md for recorded figures.
+Breakdown: JVM start, audit, compile, and per run kind the count, the summed run time and the
+mean; per run its micro-batches and their wall time (a StreamingQueryListener notes when each
+query's progress arrives; Spark's own per-phase durations read the query's trigger clock, and
+the harness runs queries on a manual clock, so they are zero). With several workers a run's
+time includes waiting for the cores, so the sum of run times exceeds the wall time.
+See bench/README.md for recorded figures.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-PHASES = ("queryPlanning", "addBatch", "walCommit", "commitOffsets", "latestOffset", "getBatch")
+KINDS = ("restore", "migration", "semantic")
 
 
-@dataclass
-class Batch:
-    total_ms: int
-    phases: dict[str, int]
-
-
-@dataclass
-class Timed:
-    kind: str                     # restore | semantic | audit | compile
-    name: str
-    seconds: float
-    batches: list[Batch] = field(default_factory=list)
-
-    @property
-    def batch_seconds(self) -> float:
-        return sum(batch.total_ms for batch in self.batches) / 1000
-
-
-class BatchRecorder:
-    """Collects the micro-batch progress of every query while a run is active."""
+class ProgressClock:
+    """Wall time between a query's start and each of its progress events, per query id."""
 
     def __init__(self, spark):
         from pyspark.sql.streaming import StreamingQueryListener
 
-        recorder = self
+        clock = self
         self.lock = threading.Lock()
-        self.batches: list[Batch] = []
+        self.started: dict[str, float] = {}
+        self.batches: dict[str, list[float]] = {}
 
         class Listener(StreamingQueryListener):
             def onQueryStarted(self, event):
-                pass
+                with clock.lock:
+                    clock.started[str(event.id)] = time.perf_counter()
 
             def onQueryProgress(self, event):
-                durations = dict(event.progress.durationMs)
-                with recorder.lock:
-                    recorder.batches.append(Batch(durations.get("triggerExecution", 0),
-                                                  {k: durations.get(k, 0) for k in PHASES}))
+                now = time.perf_counter()
+                with clock.lock:
+                    key = str(event.progress.id)
+                    last = clock.started.get(key, now)
+                    clock.batches.setdefault(key, []).append(now - last)
+                    clock.started[key] = now
 
             def onQueryIdle(self, event):
                 pass
@@ -82,27 +72,20 @@ class BatchRecorder:
 
         spark.streams.addListener(Listener())
 
-    def run(self, kind: str, name: str, action: Callable[[], object]) -> Timed:
+    def all_batches(self) -> list[list[float]]:
         with self.lock:
-            self.batches = []
-        started = time.perf_counter()
-        action()
-        seconds = time.perf_counter() - started
-        time.sleep(0.3)                           # the listener bus is asynchronous
-        with self.lock:
-            batches, self.batches = self.batches, []
-        return Timed(kind, name, seconds, batches)
+            return [list(times) for times in self.batches.values()]
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", default="1,3",
+                        help="gate worker counts to measure, comma-separated (default 1,3)")
     parser.add_argument("--node", help="only this node's fixtures and programs (e.g. interval-join)")
-    parser.add_argument("--limit", type=int, help="at most this many fixtures and programs each")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="an extra Spark conf for the session (repeatable), to measure it")
+    parser.add_argument("--limit", type=int, help="at most this many of each kind of run")
     parser.add_argument("--pytest", action="store_true",
-                        help="also time `pytest restore_tests` (the real gate) in a subprocess")
-    parser.add_argument("--no-semantic", action="store_true", help="skip the semantic runs")
+                        help="also time `pytest restore_tests` (the real gate) per worker count")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)   # a child: one configuration
     return parser.parse_args(argv)
 
 
@@ -110,91 +93,125 @@ def mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    args = parse_args(argv)
-    import streamplan.runtime.session as session
-
-    for item in args.conf:
-        key, _, value = item.partition("=")
-        session._CONF[key] = value
-
+def measure(workers: int, node: Optional[str], limit: Optional[int]) -> dict:
+    """One configuration, in this process: the gate's work and its timings."""
     started = time.perf_counter()
-    spark = session.spark_session()
-    jvm_seconds = time.perf_counter() - started
+    from streamplan.testing import spark_session
 
+    spark = spark_session()
+    jvm = time.perf_counter() - started
     from harness.audit import audit_checks
-    from harness.discovery import discover_programs, select_programs, short_name
+    from harness.discovery import discover_programs, select_programs
     from harness.fixtures import DEFAULT_SNAPSHOTS, scan_snapshots
-    from harness.restore import restore_fixture
+    from harness.migration import migration_case
+    from harness.restore import restore_fixture, restore_migrated
+    from harness.run_ahead import RunAhead
     from harness.runner import compile_program, run_semantic
 
     every_program = programs = discover_programs()
     fixtures, _ = scan_snapshots(DEFAULT_SNAPSHOTS)
-    if args.node:
-        chosen = select_programs(programs, node=args.node)
-        ids = {program.id for program in chosen}
-        programs = chosen
+    if node:
+        programs = select_programs(programs, node=node)
+        ids = {program.id for program in programs}
         fixtures = [fixture for fixture in fixtures if fixture.program_id in ids]
-    if args.limit:
-        programs, fixtures = programs[:args.limit], fixtures[:args.limit]
-    recorder = BatchRecorder(spark)
-    timed: list[Timed] = []
+    older = [fixture for fixture in fixtures if migration_case(fixture) is not None]
+    if limit:
+        programs, fixtures, older = programs[:limit], fixtures[:limit], older[:limit]
+    clock = ProgressClock(spark)
+    phases: dict[str, float] = {"jvm": jvm}
 
-    def note(item: Timed) -> None:
-        timed.append(item)
-        extra = (f", {len(item.batches)} batches ({item.batch_seconds:.1f} s)"
-                 if item.batches else "")
-        print(f"  {item.kind:8} {item.name}: {item.seconds:.1f} s{extra}", flush=True)
-
-    print(f"JVM start: {jvm_seconds:.1f} s; {len(fixtures)} fixtures, {len(programs)} programs",
-          flush=True)
-    for name, check in audit_checks(programs, DEFAULT_SNAPSHOTS, spark=spark).items():
-        note(recorder.run("audit", name, check))
+    begun = time.perf_counter()
+    for check in audit_checks(programs, DEFAULT_SNAPSHOTS, spark=spark).values():
+        check()
+    phases["audit"] = time.perf_counter() - begun
+    begun = time.perf_counter()
     for program in programs:
-        note(recorder.run("compile", program.id, lambda: compile_program(program, spark)))
-    for fixture in fixtures:
-        note(recorder.run("restore", fixture.id,
-                          lambda: restore_fixture(fixture, every_program, spark=spark)))
-    if not args.no_semantic:
-        for program in programs:
-            note(recorder.run("semantic", program.id, lambda: run_semantic(program, spark)))
-    total = time.perf_counter() - started
+        compile_program(program, spark)
+    phases["compile"] = time.perf_counter() - begun
 
-    runs = [item for item in timed if item.kind in ("restore", "semantic")]
-    batches = [batch for item in runs for batch in item.batches]
-    by_kind = {kind: [item for item in timed if item.kind == kind]
-               for kind in ("audit", "compile", "restore", "semantic")}
-    print()
-    print(f"gate work in-process: {total:.1f} s for {len(fixtures)} fixtures "
-          f"({total / max(len(fixtures), 1):.2f} s per fixture, JVM start included); "
-          f"load average {os.getloadavg()[0]:.1f}")
-    print(f"  JVM start           {jvm_seconds:6.1f} s")
-    for kind, items in by_kind.items():
-        if items:
-            seconds = sum(item.seconds for item in items)
-            print(f"  {kind:8} x{len(items):<4}    {seconds:6.1f} s  ({mean([i.seconds for i in items]):.2f} s each)")
-    if runs:
-        overhead = [item.seconds - item.batch_seconds for item in runs]
-        print(f"  per run: {mean([len(i.batches) for i in runs]):.1f} micro-batches, query start "
-              f"+ stop + harness work {mean(overhead):.2f} s")
-    if batches:
-        print(f"  per micro-batch: {mean([b.total_ms for b in batches]):.0f} ms "
-              f"(first of a run {mean([i.batches[0].total_ms for i in runs if i.batches]):.0f} ms), of which "
-              + ", ".join(f"{phase} {mean([b.phases[phase] for b in batches]):.0f} ms"
-                          for phase in PHASES))
+    def timed(action: Callable[[], object]) -> Callable[[], float]:
+        def run() -> float:
+            start = time.perf_counter()
+            action()
+            return time.perf_counter() - start
+        return run
 
-    if args.pytest:
-        command = [sys.executable, "-m", "pytest", "restore_tests", "-q", "-p", "no:cacheprovider"]
-        if args.node:
-            command += ["-k", short_name(args.node) if args.node.startswith("stream-exec-")
-                        else args.node]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        begun = time.perf_counter()
-        result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
-        seconds = time.perf_counter() - begun
-        print(f"\npytest restore_tests: {seconds:.1f} s, {seconds / max(len(fixtures), 1):.2f} s "
-              f"per fixture (exit {result.returncode}): "
-              f"{(result.stdout.strip().splitlines() or [''])[-1]}")
+    runs = ([("restore", f.id, timed(lambda f=f: restore_fixture(f, every_program, spark=spark)))
+             for f in fixtures]
+            + [("migration", f.id, timed(lambda f=f: restore_migrated(f, every_program, spark=spark)))
+               for f in older]
+            + [("semantic", p.id, timed(lambda p=p: run_semantic(p, spark))) for p in programs])
+    ahead = RunAhead(workers)
+    begun = time.perf_counter()
+    for kind, name, action in runs:
+        ahead.schedule((kind, name), action)
+    seconds: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    try:
+        for kind, name, action in runs:
+            seconds[kind].append(ahead.result((kind, name), action))
+    finally:
+        ahead.close()
+    phases["runs"] = time.perf_counter() - begun
+    time.sleep(0.5)                                  # the listener bus is asynchronous
+    batches = clock.all_batches()
+    return {"workers": workers, "fixtures": len(fixtures), "programs": len(programs),
+            "older": len(older), "total": time.perf_counter() - started, "phases": phases,
+            "runs": {kind: {"count": len(times), "sum": sum(times), "mean": mean(times)}
+                     for kind, times in seconds.items()},
+            "batches": {"queries": len(batches), "per_query": mean([len(b) for b in batches]),
+                        "first": mean([b[0] for b in batches if b]),
+                        "later": mean([t for b in batches for t in b[1:]])},
+            "load": os.getloadavg()[0]}
+
+
+def report(result: dict) -> None:
+    fixtures = max(result["fixtures"], 1)
+    print(f"\n== {result['workers']} worker(s): {result['total']:.1f} s for {result['fixtures']} "
+          f"fixtures, {result['older']} migration checks, {result['programs']} programs: "
+          f"{result['total'] / fixtures:.2f} s per fixture (JVM start included); load average "
+          f"{result['load']:.1f}")
+    phases = result["phases"]
+    print(f"  JVM start {phases['jvm']:.1f} s, audit {phases['audit']:.1f} s, compile "
+          f"{phases['compile']:.1f} s, runs {phases['runs']:.1f} s (wall)")
+    for kind, figures in result["runs"].items():
+        if figures["count"]:
+            print(f"  {kind:9} x{figures['count']:<4} {figures['sum']:7.1f} s summed, "
+                  f"{figures['mean']:.2f} s each")
+    batches = result["batches"]
+    print(f"  {batches['queries']} queries, {batches['per_query']:.1f} micro-batches each; first "
+          f"batch {batches['first'] * 1000:.0f} ms after the query starts, later ones "
+          f"{batches['later'] * 1000:.0f} ms apart")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(measure(args.one, args.node, args.limit)))
+        return 0
+    results = []
+    for workers in [int(w) for w in args.workers.split(",")]:
+        command = [sys.executable, __file__, "--one", str(workers)]
+        command += ["--node", args.node] if args.node else []
+        command += ["--limit", str(args.limit)] if args.limit else []
+        child = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        if child.returncode != 0:
+            print(child.stdout[-2000:], child.stderr[-4000:], sep="\n", file=sys.stderr)
+            return 1
+        results.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        report(results[-1])
+        if args.pytest:
+            gate = [sys.executable, "-m", "pytest", "restore_tests", "-q", "-p", "no:cacheprovider",
+                    f"--gate-workers={workers}"] + (["-k", args.node] if args.node else [])
+            begun = time.perf_counter()
+            done = subprocess.run(gate, cwd=REPO, capture_output=True, text=True)
+            took = time.perf_counter() - begun
+            print(f"  pytest restore_tests --gate-workers={workers}: {took:.1f} s, "
+                  f"{took / max(results[-1]['fixtures'], 1):.2f} s per fixture (exit "
+                  f"{done.returncode}): {(done.stdout.strip().splitlines() or [''])[-1]}")
+    if len(results) > 1:
+        base = results[0]["total"]
+        print("\n" + ", ".join(f"{r['workers']} worker(s) {base / r['total']:.2f}x"
+                               for r in results) + f" the speed of {results[0]['workers']}")
     return 0
 
 

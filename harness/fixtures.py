@@ -165,8 +165,12 @@ def read_manifest(fixture: Fixture) -> Manifest:
     except OSError as err:
         raise FixtureError(f"fixture {fixture.id}: cannot read {MANIFEST}: {err.strerror}; "
                            f"{remedy}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
-        raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed ({err}); {remedy}") from None
+    except UnicodeDecodeError as err:
+        raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is not UTF-8 text (byte "
+                           f"{err.start}); {remedy}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError) as err:
+        raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed "
+                           f"({type(err).__name__}: {err}); {remedy}") from None
 
 
 # ------------------------------------------------------------------------------- checksums
@@ -181,8 +185,12 @@ def write_checksums(path: Path, sums: dict[str, str]) -> None:
 
 
 def read_checksums(path: Path) -> dict[str, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise FixtureError(f"{path}: not UTF-8 text (byte {err.start}); restore it from git") from None
     sums = {}
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         digest, _, name = line.partition("  ")
         sums[name] = digest
     return sums

@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any, Iterable, Optional, Union
 from .changelog import RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
-from .plan import CompiledPlan, load_plan
+from .plan import CompiledPlan, load_plan, parse_json
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
 from .executor import FeedRow, PlanExecutor, RunResult, phased_steps
@@ -121,7 +120,11 @@ class TableEnvironment:
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
         builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()))
-        return builder.plan(inserts)
+        try:
+            return builder.plan(inserts)
+        except RecursionError:
+            raise PlanningError(f"{statement.position}: the query's expressions are nested too "
+                                f"deeply to plan; split them (e.g. into a subquery)") from None
 
     def compile_sql(self, sql: str, source: str = "<script>") -> CompiledPlan:
         """Compile the one INSERT or statement set in `sql` (other statements run first)."""
@@ -190,11 +193,13 @@ def normalize_rows(rows: RowsInput, row_type: RowType, where: str) -> list[FeedR
 
 def read_rows_file(path: Path, row_type: RowType) -> list[FeedRow]:
     try:
-        rows = json.loads(path.read_text())
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise PlanningError(f"{path}: cannot read table data: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise PlanningError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    except UnicodeDecodeError as err:
+        raise PlanningError(f"{path}: not UTF-8 text (byte {err.start}); table data is JSON "
+                            f"text") from None
+    rows = parse_json(text, str(path), PlanningError)
     if not isinstance(rows, list):
         raise PlanningError(f"{path}: table data is a JSON list of rows")
     return normalize_rows(rows, row_type, str(path))

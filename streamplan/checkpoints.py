@@ -33,7 +33,8 @@ def written_by(checkpoint: Path) -> str:
     except FileNotFoundError:
         raise CheckpointError(f"{marker}: missing; a streamplan checkpoint records the engine "
                               f"that wrote it there") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+            RecursionError) as err:
         raise CheckpointError(f"{marker}: unreadable ({type(err).__name__}: {err}); expected "
                               f'{{"engineVersion": "<version>"}}') from None
     if not isinstance(recorded, str):

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
+from typing import Optional
 
 _UNITS_MS = {
     "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
@@ -18,7 +20,7 @@ _PATTERN = re.compile(r"^\s*(-?\d+)\s*([a-zA-Z]*)\s*$")
 
 def parse_duration_ms(text: str) -> int:
     """Parse a duration; a bare number means milliseconds, as in Flink."""
-    match = _PATTERN.match(text)
+    match = _PATTERN.match(text) if len(text) <= 64 else None
     if not match:
         raise ValueError(f"'{text}' is not a duration (examples: '5 s', '2000 ms', '1 min', '1 h')")
     amount, unit = int(match.group(1)), match.group(2).lower() or "ms"
@@ -30,3 +32,21 @@ def parse_duration_ms(text: str) -> int:
 def format_duration_ms(ms: int) -> str:
     """The canonical form written into plans, as Flink writes it: '3600000 ms'."""
     return f"{ms} ms"
+
+
+# A time amount of more than ~10^15 units is no time amount: refused before any arithmetic
+# (Decimal('1E999999') multiplies fine, turning it into an int takes forever).
+_MAX_AMOUNT_EXPONENT = 15
+
+
+def bounded_decimal(text: str) -> Optional[Decimal]:
+    """`text` as a finite Decimal of at most ~10^15 in size, or None."""
+    if len(text) > 64:
+        return None
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not amount.is_finite() or amount.adjusted() > _MAX_AMOUNT_EXPONENT:
+        return None
+    return amount

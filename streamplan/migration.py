@@ -145,8 +145,8 @@ def _migrate_node(item: Any, index: int, plan_engine: str, where: str, registry:
             f"not restore the checkpoint. "
             + ("Keep restoring with the plan as it is (version "
                f"{version} is still supported), or " if still else "")
-            + f"drain the query, recompile it from its SQL (COMPILE PLAN ... FOR ...) and start "
-              f"from a fresh checkpoint.")
+            + "drain the query, recompile it from its SQL (COMPILE PLAN ... FOR ...) and start "
+              "from a fresh checkpoint.")
     node = copy.deepcopy(item)
     steps = []
     for step in range(version, latest.version):

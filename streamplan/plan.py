@@ -6,6 +6,7 @@ every node's type and version against the registry, and every node's fields.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,19 @@ class CompiledPlan:
         tmp.replace(target)
 
 
+def parse_json(text: str, where: str, error: type[Exception]) -> Any:
+    """JSON text from outside (plans, manifests, data files): malformed or absurdly nested
+    input raises `error` naming `where`, never a raw decoder or recursion error."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    except RecursionError:
+        raise error(f"{where}: not valid here: JSON nested deeper than Python can read "
+                    f"({sys.getrecursionlimit()} levels); no plan, manifest or data file "
+                    f"nests more than a few levels") from None
+
+
 def load_plan(path: str | Path, registry: Registry = REGISTRY) -> CompiledPlan:
     """Load and validate a plan file against `registry` (today's node classes by default)."""
     return parse_plan(read_plan_text(path), str(path), registry)
@@ -98,10 +112,7 @@ def parse_plan(text: str, where: str = "<plan>", registry: Registry = REGISTRY) 
 
 def parse_plan_document(text: str, where: str = "<plan>") -> dict[str, Any]:
     """The plan's JSON object with its top-level fields checked (nodes are not loaded yet)."""
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise PlanFormatError(f"{where}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    raw = parse_json(text, where, PlanFormatError)
     if not isinstance(raw, dict):
         raise PlanFormatError(f"{where}: a plan is a JSON object with keys {', '.join(_TOP_KEYS)}")
     missing = [key for key in _TOP_KEYS if key not in raw]

@@ -28,7 +28,7 @@ _SIMPLE = {
     "BIGINT": T.LongType, "FLOAT": T.FloatType, "DOUBLE": T.DoubleType, "STRING": T.StringType,
     "BYTES": T.BinaryType, "DATE": T.DateType,
 }
-_TYPE_RE = re.compile(r"^([A-Z_]+)(?:\((\d+)(?:,(\d+))?\))?$")
+_TYPE_RE = re.compile(r"^([A-Z_]+)(?:\((\d{1,9})(?:,(\d{1,9}))?\))?$")   # parameters: at most 9 digits
 
 
 @dataclass(frozen=True)

@@ -119,8 +119,8 @@ def node_types(plan):
     "FROM L JOIN R ON L.t >= R.t - INTERVAL '5' SECOND WHERE L.k = R.k AND L.t <= R.t + INTERVAL '10' SECOND",
 ])
 def test_time_bounds_in_where_make_an_inner_interval_join(env, from_where):
-    on = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND "
-                         f"L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND")
+    on = env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L JOIN R ON L.k = R.k AND "
+                         "L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND")
     where = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w {from_where}")
     assert node_types(where) == node_types(on) == [
         "stream-exec-table-source-scan_1", "stream-exec-watermark-assigner_1",

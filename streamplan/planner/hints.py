@@ -115,7 +115,14 @@ def _resolve_early_fire(hint: Hint, where: str, join_is_event_time: bool) -> Ear
     if unknown:
         raise PlanningError(f"{where}: EARLY_FIRE has unknown option '{unknown[0]}'; its options are "
                             f"'delay' (required) and 'time_mode'")
-    options = {key.lower(): value for key, value in hint.options.items()}
+    options: dict[str, str] = {}
+    for key, value in hint.options.items():
+        if key.lower() in options:
+            twice = [k for k in hint.options if k.lower() == key.lower()]
+            raise PlanningError(f"{where}: EARLY_FIRE option '{key.lower()}' is given twice "
+                                f"({', '.join(repr(k) for k in twice)}); option names ignore "
+                                f"case, so give it once")
+        options[key.lower()] = value
     if "delay" not in options:
         raise PlanningError(f"{where}: EARLY_FIRE needs option 'delay', e.g. "
                             f"/*+ EARLY_FIRE('delay'='5s') */")

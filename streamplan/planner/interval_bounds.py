@@ -6,12 +6,11 @@ lower bound c, `>` gives c + 1, `<=` the upper bound c, `<` gives c - 1, `=` bot
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Optional
 
 from sqlglot import exp
 
-from ..durations import INTERVAL_UNITS_MS
+from ..durations import INTERVAL_UNITS_MS, bounded_decimal
 from ..errors import PlanningError
 
 _FLIP = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT, exp.EQ: exp.EQ}
@@ -33,10 +32,10 @@ def interval_ms(node: exp.Interval) -> int:
     if unit not in INTERVAL_UNITS_MS:
         raise PlanningError(f"interval unit {unit} is not supported in a join time bound "
                             f"(use MILLISECOND, SECOND, MINUTE, HOUR or DAY)")
-    try:
-        amount = Decimal(text)
-    except ArithmeticError:
-        raise PlanningError(f"'{text}' is not a number in INTERVAL '{text}' {unit}") from None
+    amount = bounded_decimal(text)
+    if amount is None:
+        raise PlanningError(f"'{text[:40]}' is not a number of at most 10^15 in INTERVAL "
+                            f"'...' {unit}") from None
     return int(amount * INTERVAL_UNITS_MS[unit])
 
 

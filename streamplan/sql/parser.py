@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Callable, Iterator, Sequence
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from streamplan.durations import INTERVAL_UNITS_MS
+from streamplan.durations import INTERVAL_UNITS_MS, bounded_decimal
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
     ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
@@ -72,6 +72,10 @@ def parse_script(text: str, source: str = "<script>") -> list[Statement]:
     """Parse every statement of a script, in order."""
     src = SourceText.of(text, source)
     return [_parse_tokens(src, tokens) for tokens in split_statements(src, tokenize(src))]
+
+
+# Type parameters and the like are small; a huge literal is refused before int() sees it.
+_MAX_PARAMETER_DIGITS = 9
 
 
 def parse_statement(text: str, source: str = "<script>") -> Statement:
@@ -181,7 +185,11 @@ def _parse_tokens(src: SourceText, tokens: list[Token]) -> Statement:
     parser = _STATEMENT_PARSERS.get(first.upper) if first.kind == WORD else None
     if parser is None:
         raise _unknown_statement(src, tokens)
-    return parser(_Cursor(src, tokens, tokens[-1].end))
+    try:
+        return parser(_Cursor(src, tokens, tokens[-1].end))
+    except RecursionError:
+        raise src.unsupported("expressions nested this deeply", first.start,
+                              "Split the expression, e.g. into a subquery or a CTE.") from None
 
 
 def _unknown_statement(src: SourceText, tokens: list[Token]) -> Exception:
@@ -456,6 +464,9 @@ def _type_param(cur: _Cursor, name: str) -> int:
     token = cur.peek()
     if token is None or token.kind != NUMBER or not token.text.isdigit():
         raise cur.fail(f"an integer parameter of {name}")
+    if len(token.text.lstrip("0")) > _MAX_PARAMETER_DIGITS:
+        raise cur.src.syntax_error(f"parameter {token.text[:20]}... of {name} is far too large",
+                                   token.start)
     return int(cur.advance().text)
 
 
@@ -541,10 +552,11 @@ def _interval_ms(src: SourceText, amount: Token, unit: Token) -> int:
     if unit_name not in INTERVAL_UNITS_MS:
         raise src.unsupported(f"INTERVAL unit {unit.upper} in a watermark", unit.start,
                               "Use MILLISECOND, SECOND, MINUTE, HOUR or DAY.")
-    try:
-        delay = Decimal(_unquote(amount).strip()) * INTERVAL_UNITS_MS[unit_name]
-    except InvalidOperation:
+    delay = bounded_decimal(_unquote(amount).strip())
+    if delay is None:
         delay = Decimal("NaN")
+    else:
+        delay *= INTERVAL_UNITS_MS[unit_name]
     if not delay.is_finite() or delay < 0 or delay != delay.to_integral_value():
         raise src.syntax_error(f"expected a non-negative interval of whole milliseconds, "
                                f"found {amount.text} {unit.upper}", amount.start)

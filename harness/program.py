@@ -40,15 +40,16 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from sqlglot import exp
 
-from streamplan.testing import to_json
+from streamplan.testing import brief_repr, to_json
 
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,
-                    StatementSetTestStep, TableTestStep, TestStep, parse_run_sql)
+                    StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, require_text,
+                    shown)
 
 _PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 RunStep = Union[SqlTestStep, StatementSetTestStep]
@@ -103,6 +104,11 @@ class TableTestProgram:
 
 class TableTestProgramBuilder:
     def __init__(self, id: str, description: str):
+        # Checked now, so every later error can name the program.
+        if not isinstance(id, str):
+            raise ProgramError(f"TableTestProgram.of: an id is a str like "
+                               f"'calc-projection-filter', got {shown(id)}")
+        _check_id_and_description(id, description)
         self._id = id
         self._description = description
         self._steps: list[TestStep] = []
@@ -115,16 +121,33 @@ class TableTestProgramBuilder:
             raise ProgramError(f"program {self._id}: {err}") from None
 
     def setup_table_source(self, step: SourceTestStep) -> "TableTestProgramBuilder":
-        return self.add_step(step)
+        return self.add_step(self._expect(step, SourceTestStep, "setup_table_source"))
 
     def setup_table_sink(self, step: SinkTestStep) -> "TableTestProgramBuilder":
-        return self.add_step(step)
+        return self.add_step(self._expect(step, SinkTestStep, "setup_table_sink"))
 
     def run_sql(self, sql: str) -> "TableTestProgramBuilder":
+        require_text(sql, f"program {self._id}: run_sql", "the SQL is a str "
+                     "'INSERT INTO <sink> SELECT ... FROM <source>'")
         return self.add_step(SqlTestStep(sql.strip().rstrip(";")))
 
     def run_statement_set(self, *inserts: str) -> "TableTestProgramBuilder":
+        if not inserts:
+            raise ProgramError(f"program {self._id}: run_statement_set needs at least one "
+                               f"'INSERT INTO ...' str")
+        for insert in inserts:
+            require_text(insert, f"program {self._id}: run_statement_set",
+                         "each statement is a str 'INSERT INTO <sink> SELECT ...'")
         return self.add_step(StatementSetTestStep(tuple(inserts)))
+
+    def _expect(self, step: Any, cls: type, method: str) -> Any:
+        """A source passed as a sink (or the reverse) fails here, not as a confusing SQL
+        error; anything that is no step at all is left to add_step's message."""
+        if isinstance(step, TestStep) and not isinstance(step, cls):
+            raise ProgramError(f"program {self._id}: {method} takes a {cls.__name__} "
+                               f"({cls.__name__}.new_builder(...)...build()), got "
+                               f"{type(step).__name__} {getattr(step, 'name', '')!r}")
+        return step
 
     def add_step(self, step: TestStep) -> "TableTestProgramBuilder":
         """Any step; runners refuse kinds they cannot run."""
@@ -142,11 +165,7 @@ class TableTestProgramBuilder:
 
 def _validate(program: TableTestProgram) -> None:
     where = f"program {program.id!r}"
-    if not isinstance(program.id, str) or not _PROGRAM_ID.match(program.id):
-        raise ProgramError(f"{where}: an id is lower-case words joined by '-', starting with the "
-                           f"exec node's short name (e.g. 'calc-projection-filter')")
-    if not program.description.strip():
-        raise ProgramError(f"{where}: the description is empty; say what the program tests")
+    _check_id_and_description(program.id, program.description)
     names = [step.name for step in program.steps if isinstance(step, TableTestStep)]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -157,6 +176,18 @@ def _validate(program: TableTestProgram) -> None:
         raise ProgramError(f"{where}: needs exactly one run step (run_sql or "
                            f"run_statement_set), has {len(runs)}")
     _check_table_references(program, where)
+
+
+def _check_id_and_description(id: object, description: object) -> None:
+    where = f"program {brief_repr(id)}"
+    if not isinstance(id, str) or not _PROGRAM_ID.match(id):
+        raise ProgramError(f"{where}: an id is lower-case words joined by '-', starting with the "
+                           f"exec node's short name (e.g. 'calc-projection-filter')")
+    if not isinstance(description, str):
+        raise ProgramError(f"{where}: the description is a str saying what the program tests, "
+                           f"got {shown(description)}")
+    if not description.strip():
+        raise ProgramError(f"{where}: the description is empty; say what the program tests")
 
 
 def _check_table_references(program: TableTestProgram, where: str) -> None:

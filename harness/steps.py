@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Union
 
 from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
-                                StreamPlanError, lookup_option,
+                                StreamPlanError, brief_repr, lookup_option,
                                 normalize_rows, parse_script,
-                                table_row_type)
+                                table_row_type, to_python)
 
 from .errors import ProgramError
 
@@ -20,6 +20,30 @@ Row = Union[list, tuple, dict]      # [v, ...] is an insert; {"kind": "-D", "val
 _TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ROW_TEXT = re.compile(r"^(\+I|-U|\+U|-D)\[(.*)\]$", re.S)
 _STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
+_ROW_KINDS = ("+I", "-U", "+U", "-D")
+_ROW_HINT = "a row is a list of values like [1, 'Alice'] or {'kind': '-D', 'values': [...]}"
+
+
+def shown(value: Any) -> str:
+    """A value and its type for messages, short even when the value is huge."""
+    return f"{brief_repr(value)} ({type(value).__name__})"
+
+
+def require_text(value: Any, where: str, what: str) -> str:
+    """`value` if it is a non-blank str; builders get user input, not checked types."""
+    if not isinstance(value, str) or not value.strip():
+        raise ProgramError(f"{where}: {what}, got {shown(value)}")
+    return value
+
+
+def option_text(value: Any, where: str) -> str:
+    """An option value as text: a str, or a number or bool written as Flink would."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise ProgramError(f"{where}: an option value is a str (or a number or bool), got "
+                       f"{shown(value)}")
 
 
 class TestStep:
@@ -40,9 +64,11 @@ class ConfigOptionTestStep(TestStep):
 
     @staticmethod
     def of(key: str, value: str) -> "ConfigOptionTestStep":
+        require_text(key, "config step", "an option key is a str like 'table.exec.state.ttl'")
+        text = option_text(value, f"config step '{key}'")
         try:
             option = lookup_option(key)
-            return ConfigOptionTestStep(option.key, option.normalize(str(value)))
+            return ConfigOptionTestStep(option.key, option.normalize(text))
         except StreamPlanError as err:
             raise ProgramError(f"config step: {err}") from None
 
@@ -96,11 +122,45 @@ class SourceTestStep(TableTestStep):
         """Typed rows of one phase ('before' or 'after'), checked against `row_type` (the
         scan's type in the plan being run; the declared schema by default)."""
         rows = self.rows_before if phase == "before" else self.rows_after
+        row_type = row_type or self.row_type
+        where = f"table '{self.name}', rows {phase} restore"
+        _check_rows(rows, row_type, where)
         try:
-            return normalize_rows(rows, row_type or self.row_type,
-                                  f"table '{self.name}', rows {phase} restore")
+            return normalize_rows(rows, row_type, where)
         except StreamPlanError as err:
             raise ProgramError(str(err)) from None
+
+
+def _check_rows(rows: tuple[Row, ...], row_type: RowType, where: str) -> None:
+    """Each row's shape and each value against its column, so the error names the column
+    (normalize_rows names only the row)."""
+    fields = row_type.fields
+    for index, row in enumerate(rows):
+        values = _row_values(row, f"{where}: row {index}")
+        if len(values) != len(fields):
+            raise ProgramError(f"{where}: row {index} has {len(values)} values, the table has "
+                               f"{len(fields)} columns ({', '.join(row_type.names)})")
+        for value, column in zip(values, fields):
+            try:
+                to_python(value, column.type)
+            except ValueError as err:
+                raise ProgramError(f"{where}: row {index}: column '{column.name}' "
+                                   f"{column.type.text}: {err}") from None
+
+
+def _row_values(row: Any, where: str) -> Union[list, tuple]:
+    if isinstance(row, dict):
+        unknown = [key for key in row if key not in ("kind", "values")]
+        if unknown or "values" not in row:
+            raise ProgramError(f"{where}: {brief_repr(row)} is not a row; {_ROW_HINT}")
+        kind = row.get("kind", "+I")
+        if kind not in _ROW_KINDS:      # also a non-str kind
+            raise ProgramError(f"{where}: {brief_repr(kind)} is not a row kind "
+                               f"(+I, -U, +U or -D)")
+        row = row["values"]
+    if not isinstance(row, (list, tuple)):
+        raise ProgramError(f"{where}: {shown(row)} is not a row; {_ROW_HINT}")
+    return row
 
 
 @dataclass(frozen=True)
@@ -152,7 +212,10 @@ class StatementSetTestStep(TestStep):
 
 class _TableStepBuilder:
     def __init__(self, name: str):
-        if not _TABLE_NAME.match(name or ""):
+        if not isinstance(name, str):
+            raise ProgramError(f"new_builder: a table name is a str like 'Orders', got "
+                               f"{shown(name)}")
+        if not _TABLE_NAME.match(name):
             raise ProgramError(f"table name '{name}' is not a plain identifier "
                                f"(letters, digits, underscores)")
         self._name = name
@@ -163,14 +226,19 @@ class _TableStepBuilder:
         """Column definitions and constraints as in CREATE TABLE: "id BIGINT NOT NULL",
         "t TIMESTAMP(3)", "ts AS TIMESTAMP_MILLIS(ms)", "WATERMARK FOR t AS t - INTERVAL '1'
         SECOND", "PRIMARY KEY (id) NOT ENFORCED"."""
+        for component in components:
+            require_text(component, f"table '{self._name}': add_schema",
+                         "a column or constraint is a str like 'id BIGINT'")
         self._schema.extend(component.strip() for component in components)
         return self
 
     def add_option(self, key: str, value: str):
         """A WITH option of the values connector, e.g. ('changelog-mode', 'I,UB,UA,D')."""
+        require_text(key, f"table '{self._name}': add_option",
+                     "an option key is a str like 'changelog-mode'")
         if key == "connector":
             raise ProgramError(f"table '{self._name}': the connector is always 'values'")
-        self._options[key] = str(value)
+        self._options[key] = option_text(value, f"table '{self._name}': option '{key}'")
         return self
 
     def _parse(self) -> CreateTable:
@@ -196,12 +264,19 @@ class SourceTestStepBuilder(_TableStepBuilder):
 
     def producing_before_restore(self, *rows: Row) -> "SourceTestStepBuilder":
         """Rows read before the restore: [v, ...] inserts or {"kind": "+U", "values": [...]}."""
-        self._before.extend(rows)
+        self._before.extend(self._shaped(rows, self._before, "before"))
         return self
 
     def producing_after_restore(self, *rows: Row) -> "SourceTestStepBuilder":
-        self._after.extend(rows)
+        self._after.extend(self._shaped(rows, self._after, "after"))
         return self
+
+    def _shaped(self, rows: tuple, earlier: list, phase: str) -> tuple:
+        """Rows of the right shape; their values are checked against the schema at build()."""
+        for offset, row in enumerate(rows):
+            _row_values(row, f"table '{self._name}', rows {phase} restore: row "
+                             f"{len(earlier) + offset}")
+        return rows
 
     def build(self) -> SourceTestStep:
         step = SourceTestStep(**self._base(), rows_before=tuple(self._before),
@@ -220,12 +295,22 @@ class SinkTestStepBuilder(_TableStepBuilder):
 
     def consuming_before_restore(self, *rows: str) -> "SinkTestStepBuilder":
         """Rows the sink holds right before the restore, e.g. "+I[1, Alice, 2020-04-15T08:00:01]"."""
-        self._before = (self._before or []) + list(rows)
+        self._before = (self._before or []) + self._texts(rows, self._before,
+                                                          "consuming_before_restore")
         return self
 
     def consuming_after_restore(self, *rows: str) -> "SinkTestStepBuilder":
-        self._after = (self._after or []) + list(rows)
+        self._after = (self._after or []) + self._texts(rows, self._after,
+                                                        "consuming_after_restore")
         return self
+
+    def _texts(self, rows: tuple, earlier: Optional[list], method: str) -> list[str]:
+        for offset, row in enumerate(rows):
+            if not isinstance(row, str):
+                raise ProgramError(f"sink '{self._name}': {method}, row "
+                                   f"{len(earlier or ()) + offset}: {shown(row)} is not a row "
+                                   f"text like '+I[1, Alice]' (kinds +I, -U, +U, -D)")
+        return list(rows)
 
     def testing_materialized_data(self) -> "SinkTestStepBuilder":
         """Compare the materialized view instead of the changelog."""
@@ -251,7 +336,7 @@ def _check_row_text(step: SinkTestStep, phase: str, index: int, text: Any) -> No
     where = f"sink '{step.name}', expected row {index} {phase} restore"
     match = _ROW_TEXT.match(text) if isinstance(text, str) else None
     if match is None:
-        raise ProgramError(f"{where}: {text!r} is not a row like '+I[1, Alice]' "
+        raise ProgramError(f"{where}: {brief_repr(text)} is not a row like '+I[1, Alice]' "
                            f"(kinds +I, -U, +U, -D)")
     if step.materialized and match.group(1) != "+I":
         raise ProgramError(f"{where}: {text!r}: a materialized view holds only +I rows")

@@ -23,7 +23,7 @@ from .plan import (CompiledPlan, build_plan, load_plan, load_plan_nodes, parse_p
                    read_plan_text)
 from .planner.planner import table_row_type
 from .runtime.changelog_sink import ChangelogRow, materialized_texts
-from .runtime.rows import to_json, to_python
+from .runtime.rows import brief_repr, to_json, to_python
 from .sql.ast import CreateTable, Insert, StatementSet
 from .sql.parser import parse_script
 from .types import RowType
@@ -44,7 +44,7 @@ __all__ = [
     "spark_session",
     # running and changelogs
     "FeedRow", "phased_steps", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
-    "materialized_texts", "to_json", "to_python", "RowType", "table_row_type",
+    "materialized_texts", "to_json", "to_python", "brief_repr", "RowType", "table_row_type",
     # scripts
     "parse_script", "CreateTable", "Insert", "StatementSet",
     # nodes, options, versions

@@ -22,6 +22,8 @@ TYPE_PARAM_RANGES = {"DECIMAL": (1, 38), "VARCHAR": (1, 2**31 - 1), "CHAR": (1, 
                      "TIMESTAMP": (0, 9), "TIMESTAMP_LTZ": (0, 9)}
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE")  # widening
 INTEGRAL_TYPES = NUMERIC_TYPES[:4]
+INTEGRAL_RANGES = {name: (-2 ** (bits - 1), 2 ** (bits - 1) - 1)       # Java's byte .. long
+                   for name, bits in zip(INTEGRAL_TYPES, (8, 16, 32, 64))}
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
 _SIMPLE = {
     "BOOLEAN": T.BooleanType, "TINYINT": T.ByteType, "SMALLINT": T.ShortType, "INT": T.IntegerType,
@@ -55,13 +57,18 @@ class SqlType:
         if self.name in _SIMPLE:
             return _SIMPLE[self.name]()
         if self.name == "DECIMAL":
-            precision, scale = (self.params + (10, 0))[:2] if self.params else (10, 0)
-            return T.DecimalType(precision, scale if len(self.params) > 1 else 0)
+            return T.DecimalType(*decimal_precision_scale(self))
         if self.name in ("VARCHAR", "CHAR"):
             return T.StringType()
         if self.is_timestamp:
             return T.TimestampType()
         raise ValueError(f"type {self.text} has no Spark mapping")
+
+
+def decimal_precision_scale(sql_type: SqlType) -> tuple[int, int]:
+    """DECIMAL is DECIMAL(10, 0) and DECIMAL(p) is DECIMAL(p, 0), as in Flink."""
+    params = sql_type.params or (10,)
+    return params[0], params[1] if len(params) > 1 else 0
 
 
 def parse_type(text: str) -> SqlType:
@@ -99,6 +106,12 @@ def from_spark(data_type: T.DataType, nullable: bool = True) -> SqlType:
     raise ValueError(f"Spark type {data_type.simpleString()} has no SQL type mapping here")
 
 
+def quote_identifier(name: str) -> str:
+    """`name` quoted for Spark SQL and plan row types, its own backquotes doubled: a name
+    is spliced into SQL text and must never end the quoting early."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -109,7 +122,7 @@ class Field:
     @property
     def text(self) -> str:
         suffix = " *ROWTIME*" if self.rowtime else " *PROCTIME*" if self.proctime else ""
-        return f"`{self.name}` {self.type.text}{suffix}"
+        return f"{quote_identifier(self.name)} {self.type.text}{suffix}"
 
 
 @dataclass(frozen=True)

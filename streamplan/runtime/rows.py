@@ -6,39 +6,137 @@ Text follows Flink's Row.toString, so expectations read like Flink's restore tes
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+import reprlib
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, Iterable, Sequence
 
 from ..changelog import RowKind
-from ..types import INTEGRAL_TYPES, RowType, SqlType
+from ..types import (INTEGRAL_RANGES, INTEGRAL_TYPES, RowType, SqlType,
+                     decimal_precision_scale)
 
 
 def to_python(value: Any, sql_type: SqlType) -> Any:
-    """A JSON value as the Python value Spark expects for the column type."""
+    """A JSON value as the Python value Spark expects for the column type. A value the type
+    cannot hold is a ValueError, found before converting (BYTES never allocates an int's size)."""
     if value is None:
         return None
     name = sql_type.name
     if sql_type.is_timestamp:
         if isinstance(value, dt.datetime):
             return value
-        return dt.datetime.fromisoformat(str(value).replace("T", " ").replace("Z", ""))
+        try:
+            if not isinstance(value, (str, dt.date)):
+                raise ValueError(type(value).__name__)
+            return dt.datetime.fromisoformat(str(value).replace("T", " ").replace("Z", ""))
+        except ValueError as err:
+            raise ValueError(f"{brief_repr(value)} is not a timestamp like "
+                             f"'2024-01-01 10:00:00' ({err})") from None
     if name == "DATE":
-        return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+        if isinstance(value, dt.date):
+            return value
+        try:
+            if not isinstance(value, str):
+                raise ValueError(type(value).__name__)
+            return dt.date.fromisoformat(value)
+        except ValueError as err:
+            raise ValueError(f"{brief_repr(value)} is not a date like '2024-01-01' ({err})") \
+                from None
     if name == "DECIMAL":
-        return Decimal(str(value))
+        return _to_decimal(value, sql_type)
     if name in INTEGRAL_TYPES:
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise ValueError(f"{value!r} is not an integer")
-        return int(value)
+        return _to_integral(value, name)
     if name in ("FLOAT", "DOUBLE"):
-        return float(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+            raise ValueError(f"{brief_repr(value)} is not a number")
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{brief_repr(value)} is not a {name} number") from None
+        except OverflowError:
+            raise ValueError(f"{brief_repr(value)} is out of range for {name}") from None
     if name == "BOOLEAN":
         if not isinstance(value, bool):
-            raise ValueError(f"{value!r} is not a boolean")
+            raise ValueError(f"{brief_repr(value)} is not a boolean")
         return value
     if name == "BYTES":
-        return bytes.fromhex(value) if isinstance(value, str) else bytes(value)
-    return str(value)
+        return _to_bytes(value)
+    if isinstance(value, (dict, list, tuple, set, frozenset, bytes, bytearray)):
+        raise ValueError(f"{brief_repr(value)} is not a string")
+    try:
+        return str(value)
+    except ValueError:      # an int past Python's 4300-digit limit
+        raise ValueError(f"{brief_repr(value)} is too long for a string") from None
+
+
+def _to_integral(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"{brief_repr(value)} is not an integer")
+    try:
+        number = int(value)
+    except ValueError:      # also digit strings past Python's 4300-digit limit
+        raise ValueError(f"{brief_repr(value)} is not an integer") from None
+    low, high = INTEGRAL_RANGES[name]
+    if not low <= number <= high:
+        # Spark would refuse it mid-query (or wrap it around): say so now.
+        raise ValueError(f"{brief_repr(value)} is out of range for {name} ({low} to {high})")
+    return number
+
+
+def _to_decimal(value: Any, sql_type: SqlType) -> Decimal:
+    precision, scale = decimal_precision_scale(sql_type)
+    problem = f"{brief_repr(value)} does not fit DECIMAL({precision},{scale})"
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+        raise ValueError(f"{brief_repr(value)} is not a decimal number")
+    if isinstance(value, int) and value.bit_length() > 128:     # > 38 digits: skip the str()
+        raise ValueError(f"{problem} (at most {precision - scale} digit(s) before the point)")
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        raise ValueError(f"{brief_repr(value)} is not a decimal number") from None
+    if not number.is_finite():
+        raise ValueError(f"{brief_repr(value)} is not a finite decimal number")
+    # Spark rounds to the scale (half up) and turns what then overflows into null.
+    fits = number.is_zero() or number.adjusted() < precision - scale
+    if fits and not number.is_zero():
+        with localcontext() as context:
+            context.prec = 2 * 38 + 2
+            rounded = number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        fits = rounded.is_zero() or rounded.adjusted() < precision - scale
+    if not fits:
+        raise ValueError(f"{problem} (at most {precision - scale} digit(s) before the point)")
+    return number
+
+
+def _to_bytes(value: Any) -> bytes:
+    if isinstance(value, str):
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            raise ValueError(f"{brief_repr(value)} is not hex text like '0aff'") from None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, (list, tuple)) and all(
+            type(b) is int and 0 <= b <= 255 for b in value):
+        return bytes(value)
+    # bytes(n) of an int n would be n zero bytes: never what a row means.
+    raise ValueError(f"{brief_repr(value)} is not bytes; give hex text like '0aff', bytes or "
+                     f"a list of ints 0-255")
+
+
+class _BriefRepr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 64:     # repr() of a huge int is slow, or refused past 4300 digits
+            return f"<an integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_BRIEF = _BriefRepr()
+_BRIEF.maxstring = _BRIEF.maxother = 80
+
+
+def brief_repr(value: Any) -> str:
+    """repr() for error messages: short even for huge or deeply nested values."""
+    return _BRIEF.repr(value)
 
 
 def to_json(value: Any) -> Any:

@@ -44,6 +44,8 @@ class TableEnvironment:
     checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
     output_dir: Optional[Path] = None         # where sinks record their changelog
     base_dir: Path = field(default_factory=Path.cwd)   # resolves relative plan and data paths
+    # A plan is data: the 'path' of its tables stays below base_dir unless this allows more.
+    allow_paths_outside: bool = False
 
     def session(self):
         if self.spark is None:
@@ -116,6 +118,17 @@ class TableEnvironment:
         candidate = Path(path.removeprefix("file://"))
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
+    def _data_path(self, table: str, path: str) -> Path:
+        """A table's 'path' option, which a plan file carries: a tampered plan must not read
+        files elsewhere (symlinks and '..' resolved before the check)."""
+        resolved, base = self._path(path).resolve(), self.base_dir.resolve()
+        if not self.allow_paths_outside and not resolved.is_relative_to(base):
+            raise PlanningError(
+                f"table '{table}': 'path' = '{path}' is {resolved}, outside the base directory "
+                f"{base}; keep table data below it, or allow other paths explicitly "
+                f"(TableEnvironment(allow_paths_outside=True), streamplan --allow-paths-outside)")
+        return resolved
+
     # --- plans --------------------------------------------------------------------------------
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
@@ -154,7 +167,7 @@ class TableEnvironment:
         for scan in source_scans(plan):
             name = scan.table.identifier
             if name not in feeds and "path" in scan.table.options:
-                from_files[name] = read_rows_file(self._path(scan.table.options["path"]),
+                from_files[name] = read_rows_file(self._data_path(name, scan.table.options["path"]),
                                                   scan.row_type)
         if from_files:
             feeds.update(phased_steps([from_files], sorted(from_files), end_of_input))
@@ -210,18 +223,23 @@ def explain_plan(plan: CompiledPlan) -> str:
     modes = check_changelog(plan)
     lines = [f"== Compiled plan (engine {plan.engine_version}, Spark {plan.spark_version}) =="]
 
-    def walk(node, prefix: str, child_prefix: str) -> None:
+    printed: set[int] = set()
+    # Depth first with an explicit stack: plans deeper than Python's recursion limit print too.
+    stack = [(sink, "", "") for sink in reversed(plan.sinks)]
+    while stack:
+        node, prefix, child_prefix = stack.pop()
+        if node.id in printed:      # an input shared by several consumers: printed once
+            lines.append(f"{prefix}Reused(#{node.id}, printed above)")
+            continue
+        printed.add(node.id)
         extras = [f"#{node.id} {node.type}",
                   "changelog=" + ",".join(short_mode_names(modes[node.id]))]
         if node.configuration:
             extras.append(", ".join(f"{k}={v}" for k, v in node.configuration.items()))
         lines.append(f"{prefix}{node.description} [{'; '.join(extras)}]")
         inputs = plan.inputs_of(node)
-        for index, child in enumerate(inputs):
+        for index in reversed(range(len(inputs))):
             last = index == len(inputs) - 1
-            walk(child, child_prefix + ("+- " if last else ":- "),
-                 child_prefix + ("   " if last else ":  "))
-
-    for sink in plan.sinks:
-        walk(sink, "", "")
+            stack.append((inputs[index], child_prefix + ("+- " if last else ":- "),
+                          child_prefix + ("   " if last else ":  ")))
     return "\n".join(lines) + "\n"

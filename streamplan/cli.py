@@ -29,11 +29,17 @@ def _options(verbose: bool = typer.Option(
         logger.setLevel(logging.INFO)
 
 
-def _env(master: Optional[str], base: Path):
+ALLOW_PATHS_OUTSIDE = typer.Option(
+    False, "--allow-paths-outside",
+    help="let tables read 'path' files outside the base directory (the current directory for "
+         "execute, the script's for run); off, a tampered plan cannot read arbitrary files")
+
+
+def _env(master: Optional[str], base: Path, allow_paths_outside: bool = False):
     from .api import TableEnvironment
     from .runtime.session import spark_session
 
-    env = TableEnvironment(base_dir=base)
+    env = TableEnvironment(base_dir=base, allow_paths_outside=allow_paths_outside)
     if master:
         env.spark = spark_session(master=master)
     return env
@@ -114,13 +120,14 @@ def execute(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False),
                                                              "(default: CHECKPOINT/../output)"),
             end_of_input: bool = typer.Option(True, help="advance event time to the end after "
                                                          "the data, flushing timers"),
-            master: Optional[str] = typer.Option(None, help="Spark master URL")):
+            master: Optional[str] = typer.Option(None, help="Spark master URL"),
+            allow_paths_outside: bool = ALLOW_PATHS_OUTSIDE):
     """Execute a compiled plan (never re-plans SQL); tables read their 'path' data files."""
     from .plan import load_plan
 
     try:
         plan = load_plan(plan_file)
-        env = _env(master, Path.cwd())
+        env = _env(master, Path.cwd(), allow_paths_outside)
         result = env.execute_plan(plan, checkpoint, output or checkpoint.parent / "output",
                                   end_of_input=end_of_input)
     except StreamPlanError as err:
@@ -132,10 +139,11 @@ def execute(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False),
 def run(script: Path = typer.Argument(..., exists=True, dir_okay=False),
         checkpoint: Optional[Path] = typer.Option(None, help="checkpoint directory for INSERTs"),
         output: Optional[Path] = typer.Option(None, help="sink output directory"),
-        master: Optional[str] = typer.Option(None, help="Spark master URL")):
+        master: Optional[str] = typer.Option(None, help="Spark master URL"),
+        allow_paths_outside: bool = ALLOW_PATHS_OUTSIDE):
     """Run every statement of a script (SET, CREATE TABLE, INSERT, COMPILE/EXECUTE/EXPLAIN PLAN)."""
     try:
-        env = _env(master, script.parent)
+        env = _env(master, script.parent, allow_paths_outside)
         env.checkpoint_dir, env.output_dir = checkpoint, output
         for result in env.execute_sql(script.read_text(), str(script)):
             if result.kind == "explained":

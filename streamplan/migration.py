@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from .errors import PlanFormatError, PlanVersionError, StreamPlanError
 from .json_diff import json_changes
 from .nodes import REGISTRY
+from .nodes.base import validation_problems
 from .nodes.metadata import Registry
 from .plan import CompiledPlan, parse_plan, parse_plan_document, read_plan_text
 from .version import ENGINE_VERSION, SPARK_VERSION, parse_version
@@ -162,10 +163,9 @@ def _migrate_node(item: Any, index: int, plan_engine: str, where: str, registry:
         node["type"] = f"{name}_{step + 1}"
     cls, _ = registry.by_type[latest.type_id]
     try:
-        cls.model_validate(node)
+        cls.model_validate(node, strict=True)
     except ValidationError as err:
-        problems = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}"
-                             for e in err.errors())
+        problems = validation_problems(err)
         missing = [s.split(":")[0] for s in steps if "no migration declared" in s]
         raise PlanVersionError(
             f"{label}: the migrated node does not load as {latest.type_id} ({problems}). "

@@ -6,7 +6,9 @@ every node's type and version against the registry, and every node's fields.
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,12 @@ from pydantic import ValidationError
 
 from .errors import PlanFormatError
 from .nodes import REGISTRY, ExecNode
+from .nodes.base import validation_problems
 from .nodes.metadata import Registry, check_plan_version
 from .version import ENGINE_VERSION, SPARK_VERSION
 
 _TOP_KEYS = ("engineVersion", "sparkVersion", "nodes", "edges")
+_VERSION = re.compile(r"^\d{1,6}(\.\d{1,6}){1,3}$")
 
 
 @dataclass(frozen=True)
@@ -38,19 +42,25 @@ class CompiledPlan:
     engine_version: str = ENGINE_VERSION
     spark_version: str = SPARK_VERSION
     _by_id: dict[int, ExecNode] = field(default_factory=dict, repr=False)
+    # Adjacency by node id, built once: graph walks stay linear in nodes + edges.
+    _inputs: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    _consumers: dict[int, list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id = {node.id: node for node in self.nodes}
+        for edge in self.edges:
+            self._inputs.setdefault(edge.target, []).append(edge.source)
+            self._consumers.setdefault(edge.source, []).append(edge.target)
 
     def node(self, node_id: int) -> ExecNode:
         return self._by_id[node_id]
 
     def inputs_of(self, node: ExecNode) -> list[ExecNode]:
         """Inputs in edge order: for a join, left then right."""
-        return [self._by_id[edge.source] for edge in self.edges if edge.target == node.id]
+        return [self._by_id[source] for source in self._inputs.get(node.id, ())]
 
     def consumers_of(self, node: ExecNode) -> list[ExecNode]:
-        return [self._by_id[edge.target] for edge in self.edges if edge.source == node.id]
+        return [self._by_id[target] for target in self._consumers.get(node.id, ())]
 
     @property
     def sinks(self) -> list[ExecNode]:
@@ -125,6 +135,10 @@ def parse_plan_document(text: str, where: str = "<plan>") -> dict[str, Any]:
         if not isinstance(raw[key], list):
             raise PlanFormatError(f"{where}: '{key}' must be a JSON list, not "
                                   f"{type(raw[key]).__name__}")
+    for key in ("engineVersion", "sparkVersion"):
+        if not isinstance(raw[key], str) or not _VERSION.match(raw[key]):
+            raise PlanFormatError(f"{where}: '{key}' is a version string like \"0.3\" or "
+                                  f"\"4.3.0\", not {json.dumps(raw[key])[:40]}")
     return raw
 
 
@@ -145,8 +159,9 @@ def load_plan_nodes(raw: dict[str, Any], where: str, registry: Registry = REGIST
 def build_plan(raw: dict[str, Any], nodes: list[ExecNode], where: str) -> CompiledPlan:
     """The plan of loaded nodes and the document's edges, its graph checked."""
     edges = [_load_edge(item, index, where) for index, item in enumerate(raw["edges"])]
-    plan = CompiledPlan(nodes, edges, str(raw["engineVersion"]), str(raw["sparkVersion"]))
+    plan = CompiledPlan(nodes, edges, raw["engineVersion"], raw["sparkVersion"])
     _check_graph(plan, where)
+    _check_field_indexes(plan, where)
     return plan
 
 
@@ -158,10 +173,10 @@ def _load_node(item: Any, index: int, engine_version: str, where: str,
     cls, meta = registry.resolve(str(item["type"]), where=f"{where}: node {item['id']}")
     check_plan_version(meta, engine_version, label)
     try:
-        return cls.model_validate(item)
+        return cls.model_validate(item, strict=True)      # JSON types as written, no coercion
     except ValidationError as err:
-        problems = "; ".join(f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in err.errors())
-        raise PlanFormatError(f"{label}: today's {cls.__name__} cannot read it: {problems}") from None
+        raise PlanFormatError(f"{label}: today's {cls.__name__} cannot read it: "
+                              f"{validation_problems(err)}") from None
 
 
 def _load_edge(item: Any, index: int, where: str) -> Edge:
@@ -177,7 +192,9 @@ def _load_edge(item: Any, index: int, where: str) -> Edge:
 def _check_graph(plan: CompiledPlan, where: str) -> None:
     ids = [node.id for node in plan.nodes]
     if len(ids) != len(set(ids)):
-        raise PlanFormatError(f"{where}: duplicate node ids")
+        twice = sorted(node_id for node_id, count in Counter(ids).items() if count > 1)
+        raise PlanFormatError(f"{where}: node id(s) {', '.join(map(str, twice[:5]))} used more "
+                              f"than once; every node needs its own id")
     position = {node_id: index for index, node_id in enumerate(ids)}
     for edge in plan.edges:
         for end in (edge.source, edge.target):
@@ -192,3 +209,16 @@ def _check_graph(plan: CompiledPlan, where: str) -> None:
         if actual != expected:
             raise PlanFormatError(f"{where}: node {node.id} ('{node.type}') has {actual} input(s), "
                                   f"expects {expected}")
+
+
+def _check_field_indexes(plan: CompiledPlan, where: str) -> None:
+    """Every field index a node holds points into the input it indexes."""
+    for node in plan.nodes:
+        inputs = plan.inputs_of(node)
+        for path, side, indexes in node.input_field_indexes():
+            width = len(inputs[side].row_type.fields)
+            bad = [index for index in indexes if index >= width]
+            if bad:
+                raise PlanFormatError(
+                    f"{where}: node {node.id} ('{node.type}'): field '{path}': index {bad[0]} is "
+                    f"out of range; its input node {inputs[side].id} has {width} field(s)")

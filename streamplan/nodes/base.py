@@ -4,14 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from ..changelog import RowKind, mode_names
 from ..durations import parse_duration_ms
-from ..errors import ChangelogModeError
-from ..options import Configuration, NodeConfiguration
+from ..errors import ChangelogModeError, OptionError
+from ..options import Configuration, NodeConfiguration, lookup_option
 from ..types import RowType, parse_row_type
+from .fields import Duration, RowTypeText
 from .metadata import ExecNodeMetadata, class_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,6 +26,12 @@ class PlanModel(BaseModel):
                               frozen=True)
 
 
+def validation_problems(err: ValidationError) -> str:
+    """A pydantic error as the plan's fields: "field 'a.b': what is wrong; ..."."""
+    return "; ".join(f"field '{'.'.join(map(str, e['loc']))}': "
+                     f"{e['msg'].removeprefix('Value error, ')}" for e in err.errors())
+
+
 class InputProperty(PlanModel):
     required_distribution: dict[str, Any] = {"type": "UNKNOWN"}
     dam_behavior: str = "PIPELINED"
@@ -35,13 +42,13 @@ class StateMetadata(PlanModel):
     """FLIP-292: one entry per input of a TTL-bounded stateful node, editable by hand."""
 
     index: int
-    ttl: str                 # canonical duration, e.g. '3600000 ms'; '0 ms' = never expires
+    ttl: Duration            # canonical duration, e.g. '3600000 ms'; '0 ms' = never expires
     name: str                # e.g. 'leftState', 'groupAggregateState'
 
     @field_validator("ttl")
     @classmethod
-    def _duration(cls, value: str) -> str:
-        if parse_duration_ms(value) < 0:          # a bad duration raises ValueError itself
+    def _not_negative(cls, value: str) -> str:
+        if parse_duration_ms(value) < 0:
             raise ValueError(f"'{value}' is negative; a TTL is 0 ms (never) or positive")
         return value
 
@@ -66,9 +73,19 @@ class ExecNode(PlanModel):
     type: str
     configuration: dict[str, str] = {}
     input_properties: list[InputProperty] = []
-    output_type: str
+    output_type: RowTypeText
     description: str
     state: Optional[list[StateMetadata]] = None
+
+    @field_validator("configuration")
+    @classmethod
+    def _known_options(cls, configuration: dict[str, str]) -> dict[str, str]:
+        for key, raw in configuration.items():
+            try:
+                lookup_option(key).parse(raw)
+            except OptionError as err:
+                raise ValueError(str(err)) from None
+        return configuration
 
     @property
     def row_type(self) -> RowType:
@@ -77,6 +94,11 @@ class ExecNode(PlanModel):
     @property
     def version(self) -> int:
         return int(self.type.rpartition("_")[2])
+
+    def input_field_indexes(self) -> list[tuple[str, int, list[int]]]:
+        """The field indexes this node holds, as (plan field, input number, indexes): the
+        plan loader checks them against the inputs' types."""
+        return []
 
     def state_ttl_ms(self, index: int = 0) -> int:
         """The TTL of input `index`'s state from the plan's `state` entries (0: never)."""

@@ -3,20 +3,31 @@ from __future__ import annotations
 
 from typing import Optional
 
+from pydantic import model_validator
+
 from ..changelog import OP_COLUMN
+from ..types import quote_identifier
 from .base import ExecNode
+from .fields import SparkExpression
 from .metadata import exec_node
 
 
 @exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class StreamExecCalc(ExecNode):
-    projection: list[str]
-    condition: Optional[str] = None
+    projection: list[SparkExpression]
+    condition: Optional[SparkExpression] = None
+
+    @model_validator(mode="after")
+    def _one_expression_per_field(self) -> "StreamExecCalc":
+        if len(self.projection) != len(self.row_type.fields):
+            raise ValueError(f"{len(self.projection)} projection expression(s) for "
+                             f"{len(self.row_type.fields)} output field(s) in outputType")
+        return self
 
     def translate(self, ctx, inputs):
         frame = inputs[0]
         if self.condition is not None:
             frame = frame.filter(self.condition)
         names = self.row_type.names
-        columns = [f"{expr} AS `{name}`" for expr, name in zip(self.projection, names)]
-        return frame.selectExpr(*columns, f"`{OP_COLUMN}`")
+        columns = [f"{expr} AS {quote_identifier(name)}" for expr, name in zip(self.projection, names)]
+        return frame.selectExpr(*columns, quote_identifier(OP_COLUMN))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..changelog import RowKind
 from ..types import RowType
 from .base import ExecNode
+from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
@@ -16,8 +17,11 @@ STATE_NAME = "changelogNormalizeState"
 @exec_node(name="stream-exec-changelog-normalize", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecChangelogNormalize(ExecNode):
-    unique_keys: list[int]
+    unique_keys: list[FieldIndex]
     generate_update_before: bool
+
+    def input_field_indexes(self):
+        return [("uniqueKeys", 0, self.unique_keys)]
 
     def output_changelog(self, inputs):
         kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE}

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from pydantic import field_validator, model_validator
+
 from .base import PlanModel
+from .fields import FieldIndex, JoinTypeName, SparkExpression, changelog_mode_option
 
 
 class TableSpec(PlanModel):
@@ -13,12 +16,30 @@ class TableSpec(PlanModel):
     options: dict[str, str]
     primary_key: Optional[list[str]] = None
 
+    @field_validator("options")
+    @classmethod
+    def _known_option_values(cls, options: dict[str, str]) -> dict[str, str]:
+        if "changelog-mode" in options:
+            changelog_mode_option(options["changelog-mode"])
+        return options
+
 
 class JoinSpec(PlanModel):
     """Flink's JoinSpec: the join type, equi-join keys and the rest of the ON condition."""
 
-    join_type: str                                   # INNER | LEFT | RIGHT | FULL
-    left_keys: list[int]
-    right_keys: list[int]
+    join_type: JoinTypeName                          # INNER | LEFT | RIGHT | FULL
+    left_keys: list[FieldIndex]
+    right_keys: list[FieldIndex]
     filter_nulls: list[bool]
-    non_equi_condition: Optional[str] = None         # Spark SQL over the output fields
+    non_equi_condition: Optional[SparkExpression] = None     # Spark SQL over the output fields
+
+    def key_indexes(self, path: str) -> list[tuple[str, int, list[int]]]:
+        return [(f"{path}.leftKeys", 0, self.left_keys), (f"{path}.rightKeys", 1, self.right_keys)]
+
+    @model_validator(mode="after")
+    def _one_entry_per_key(self) -> "JoinSpec":
+        if not len(self.left_keys) == len(self.right_keys) == len(self.filter_nulls):
+            raise ValueError(f"leftKeys, rightKeys and filterNulls pair up, one entry per equality; "
+                             f"got {len(self.left_keys)}, {len(self.right_keys)} and "
+                             f"{len(self.filter_nulls)}")
+        return self

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..changelog import INSERT_ONLY, RowKind
-from ..types import RowType
+from ..types import RowType, quote_identifier
 from .base import ExecNode
+from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
@@ -23,11 +24,14 @@ STATE_NAME = "deduplicateState"
 @exec_node(name="stream-exec-deduplicate", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecDeduplicate(ExecNode):
-    unique_keys: list[int]             # the partition key
+    unique_keys: list[FieldIndex]             # the partition key
     is_rowtime: bool
     keep_last_row: bool
     generate_update_before: bool
     output_insert_only: Optional[bool] = None
+
+    def input_field_indexes(self):
+        return [("uniqueKeys", 0, self.unique_keys)]
 
     @property
     def emits_on_timer(self) -> bool:
@@ -81,7 +85,7 @@ class StreamExecDeduplicate(ExecNode):
         # watermark, Spark's own filter rowtime <= watermark), so the row time column loses
         # the watermark mark that would make Spark filter them first.
         rowtime = input_row.names[input_row.rowtime_index]
-        unmarked = inputs[0].withColumn(rowtime, inputs[0][f"`{rowtime}`"].alias(rowtime,
+        unmarked = inputs[0].withColumn(rowtime, inputs[0][quote_identifier(rowtime)].alias(rowtime,
                                                                                  metadata={}))
         return transform_keyed(unmarked, input_row, self.unique_keys, processor, self.row_type,
                                time_mode="EventTime")

@@ -2,13 +2,14 @@
 aggregates without GROUP BY) over insert-only or updating input, with retraction."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from ..changelog import INSERT_ONLY, RowKind
 from ..errors import ChangelogModeError
 from ..types import RowType, SqlType, parse_type
 from .base import ExecNode, PlanModel
 from .keyed import GLOBAL_KEY, struct_ddl, transform_keyed
+from .fields import FieldIndex, SqlTypeText
 from .metadata import exec_node
 
 STATE_NAME = "groupAggregateState"
@@ -16,10 +17,10 @@ STATE_NAME = "groupAggregateState"
 
 class AggCallSpec(PlanModel):
     name: str                      # the output field
-    function: str                  # COUNT | SUM | MIN | MAX | AVG
-    arg_list: list[int]            # input field indexes ([] for COUNT(*))
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG"]
+    arg_list: list[FieldIndex]     # input field indexes ([] for COUNT(*))
     distinct: bool = False
-    type: str                      # SQL result type
+    type: SqlTypeText              # SQL result type
 
 
 def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
@@ -38,10 +39,14 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(ExecNode):
-    grouping: list[int]
+    grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
     generate_update_before: bool
     need_retraction: bool
+
+    def input_field_indexes(self):
+        return [("grouping", 0, self.grouping),
+                *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls))]
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):

@@ -9,15 +9,16 @@ share the join logic (`IntervalJoinCore`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, OP_COLUMN
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
 from ..options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
-from ..types import Field, RowType, parse_type
+from ..types import Field, RowType, parse_type, quote_identifier
 from .base import ExecNode, PlanModel
 from .common import JoinSpec
+from .fields import Duration, FieldIndex
 from .metadata import exec_node
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,8 +29,8 @@ class WindowBounds(PlanModel):
     is_event_time: bool
     left_lower_bound: int                            # left.t >= right.t + leftLowerBound (ms)
     left_upper_bound: int                            # left.t <= right.t + leftUpperBound (ms)
-    left_time_index: int
-    right_time_index: int
+    left_time_index: FieldIndex
+    right_time_index: FieldIndex
 
 
 class IntervalJoinSpec(PlanModel):
@@ -48,8 +49,8 @@ class StreamExecIntervalJoin(ExecNode):
     arity = 2
     interval_join_spec: IntervalJoinSpec
     # FLIP-497, additive and omitted when the hint is absent: old plans load unchanged.
-    early_fire_delay: Optional[str] = None
-    early_fire_time_mode: Optional[str] = None
+    early_fire_delay: Optional[Duration] = None
+    early_fire_time_mode: Optional[Literal["ROWTIME", "PROCTIME"]] = None
 
     # --- shape ---------------------------------------------------------------------------
     @property
@@ -65,6 +66,13 @@ class StreamExecIntervalJoin(ExecNode):
     def produces_early_fire_updates(self) -> bool:
         return (self.early_fire_delay is not None and self.join_type != JoinType.INNER
                 and not self.negative_window)
+
+    def input_field_indexes(self):
+        spec = self.interval_join_spec
+        bounds = spec.window_bounds
+        return [*spec.join_spec.key_indexes("intervalJoinSpec.joinSpec"),
+                ("intervalJoinSpec.windowBounds.leftTimeIndex", 0, [bounds.left_time_index]),
+                ("intervalJoinSpec.windowBounds.rightTimeIndex", 1, [bounds.right_time_index])]
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
@@ -226,4 +234,4 @@ def _negative_window(node, left, right, left_struct, right_struct) -> "DataFrame
 
 def struct_ddl(row: RowType) -> str:
     """Spark DDL of a row's fields, as state schemas declare them."""
-    return ", ".join(f"`{f.name}`: {f.type.to_spark().simpleString().upper()}" for f in row.fields)
+    return ", ".join(f"{quote_identifier(f.name)}: {f.type.to_spark().simpleString().upper()}" for f in row.fields)

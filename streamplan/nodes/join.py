@@ -12,6 +12,7 @@ from ..options import STATE_TTL
 from ..types import RowType
 from .base import ExecNode
 from .common import JoinSpec
+from .fields import FieldIndex
 from .keyed import struct_ddl
 from .metadata import exec_node, plan_migration
 
@@ -27,8 +28,8 @@ LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 class StreamExecJoin(ExecNode):
     arity = 2
     join_spec: JoinSpec
-    left_unique_keys: list[list[int]]        # of the left input (Flink: leftUniqueKeys)
-    right_unique_keys: list[list[int]]
+    left_unique_keys: list[list[FieldIndex]]        # of the left input (Flink: leftUniqueKeys)
+    right_unique_keys: list[list[FieldIndex]]
 
     @model_validator(mode="after")
     def _state_matches_version(self) -> "StreamExecJoin":
@@ -52,6 +53,11 @@ class StreamExecJoin(ExecNode):
         return {**node, "configuration": configuration,
                 "state": [{"index": 0, "ttl": ttl, "name": LEFT_STATE},
                           {"index": 1, "ttl": ttl, "name": RIGHT_STATE}]}
+
+    def input_field_indexes(self):
+        return [*self.join_spec.key_indexes("joinSpec"),
+                ("leftUniqueKeys", 0, [i for key in self.left_unique_keys for i in key]),
+                ("rightUniqueKeys", 1, [i for key in self.right_unique_keys for i in key])]
 
     @property
     def join_type(self) -> JoinType:

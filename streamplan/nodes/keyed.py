@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..changelog import OP_COLUMN
-from ..types import RowType
+from ..types import RowType, quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -25,9 +25,9 @@ def transform_keyed(frame: "DataFrame", input_row: RowType, keys: list[int], pro
     for position, index in enumerate(keys):
         name = input_row.names[index]
         if state_name(name, index) != name:      # Spark's state schemas refuse e.g. '$'
-            frame = frame.withColumn(f"__key{position}", F.col(f"`{name}`"))
+            frame = frame.withColumn(f"__key{position}", F.col(quote_identifier(name)))
             name = f"__key{position}"
-        columns.append(f"`{name}`")
+        columns.append(quote_identifier(name))
     output = output_row.to_spark().add(OP_COLUMN, T.ByteType(), False)
     return frame.groupBy(*(columns or [GLOBAL_KEY])).transformWithState(processor, output,
                                                                        "Append", time_mode)
@@ -36,7 +36,7 @@ def transform_keyed(frame: "DataFrame", input_row: RowType, keys: list[int], pro
 def struct_ddl(row: RowType, indexes: list[int] | None = None) -> str:
     """Spark DDL of (some of) a row's fields, as state schemas declare them."""
     chosen = range(len(row.fields)) if indexes is None else indexes
-    return ", ".join(f"`{state_name(row.fields[i].name, i)}`: "
+    return ", ".join(f"{quote_identifier(state_name(row.fields[i].name, i))}: "
                      f"{row.fields[i].type.to_spark().simpleString().upper()}" for i in chosen)
 
 

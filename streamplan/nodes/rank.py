@@ -4,9 +4,14 @@ insert-only or updating input (Flink's StreamExecRank with AppendOnlyTopNFunctio
 RetractableTopNFunction)."""
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field, model_validator
+
 from ..changelog import INSERT_ONLY, RowKind
 from ..types import RowType
 from .base import ExecNode, PlanModel
+from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
@@ -15,11 +20,11 @@ APPEND_FAST, RETRACT = "AppendFast", "Retract"
 
 
 class PartitionSpec(PlanModel):
-    fields: list[int]
+    fields: list[FieldIndex]
 
 
 class SortField(PlanModel):
-    index: int
+    index: FieldIndex
     is_ascending: bool
     null_is_last: bool
 
@@ -29,24 +34,34 @@ class SortSpec(PlanModel):
 
 
 class RankRange(PlanModel):
-    type: str = "Constant"
-    start: int
+    type: Literal["Constant"] = "Constant"
+    start: int = Field(ge=1)
     end: int
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "RankRange":
+        if self.end < self.start:
+            raise ValueError(f"rank range {self.start}..{self.end} is empty")
+        return self
 
 
 class RankStrategy(PlanModel):
-    type: str                              # AppendFast (insert-only input) | Retract
+    type: Literal["AppendFast", "Retract"]     # AppendFast: insert-only input
 
 
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
 class StreamExecRank(ExecNode):
-    rank_type: str                         # ROW_NUMBER
+    rank_type: Literal["ROW_NUMBER"]
     partition: PartitionSpec
     order_by: SortSpec
     rank_range: RankRange
     rank_strategy: RankStrategy
     output_row_number: bool
     generate_update_before: bool
+
+    def input_field_indexes(self):
+        return [("partition.fields", 0, self.partition.fields),
+                ("orderBy.fields", 0, [field.index for field in self.order_by.fields])]
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):

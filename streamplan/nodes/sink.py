@@ -5,9 +5,10 @@ from typing import Optional
 
 from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind
 from ..options import SINK_NOT_NULL_ENFORCER
-from ..types import RowType
+from ..types import RowType, quote_identifier
 from .base import ExecNode
 from .common import TableSpec
+from .fields import FieldIndex, RowKindName
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
@@ -24,13 +25,16 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
            consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
     table: TableSpec
-    input_changelog_mode: list[str]
+    input_changelog_mode: list[RowKindName]
     # The sink upsert materializer (Flink's SinkUpsertMaterializer), when the plan has one:
     # rows kept per primary key, matched by the input's upsert key if it has one. Additive
     # and omitted when absent, so plans without it load unchanged (no version bump).
     upsert_materialize: Optional[bool] = None
-    input_upsert_key: Optional[list[int]] = None
+    input_upsert_key: Optional[list[FieldIndex]] = None
     conflict_strategy: Optional[str] = None      # ON CONFLICT DO DEDUPLICATE (Flink 2.3)
+
+    def input_field_indexes(self):
+        return [("inputUpsertKey", 0, self.input_upsert_key or [])]
 
     @property
     def materializes(self) -> bool:
@@ -66,7 +70,7 @@ class StreamExecSink(ExecNode):
 
         # The query's columns map to the sink's by position, as in Flink.
         payload = [name for name in inputs[0].columns if name != OP_COLUMN]
-        frame = inputs[0].select(*[F.col(f"`{old}`").alias(new)
+        frame = inputs[0].select(*[F.col(quote_identifier(old)).alias(new)
                                    for old, new in zip(payload, self.row_type.names)],
                                  F.col(OP_COLUMN))
         required = [field.name for field in self.row_type.fields if not field.type.nullable]

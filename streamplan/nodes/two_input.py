@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..changelog import OP_COLUMN
+from ..types import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -29,9 +30,9 @@ def keyed_union(left: "DataFrame", right: "DataFrame", left_keys: list[int],
 
     def tagged(frame: "DataFrame", indexes: list[int], side: int) -> "DataFrame":
         names = payload(frame)
-        keys = ([F.col(names[i]).alias(key) for i, key in zip(indexes, key_names)] if indexes
+        keys = ([F.col(quote_identifier(names[i])).alias(key) for i, key in zip(indexes, key_names)] if indexes
                 else [F.lit(0).alias(key_names[0])])
-        own = F.struct(*[F.col(f"`{name}`") for name in names])
+        own = F.struct(*[F.col(quote_identifier(name)) for name in names])
         rows = [own if side == index else F.lit(None).cast(structs[index]) for index in (0, 1)]
         return frame.select(*keys, F.lit(side).cast("byte").alias(SIDE),
                             F.col(OP_COLUMN).alias(KIND),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..changelog import END_OF_INPUT_CODE, OP_COLUMN
 from ..durations import parse_duration_ms
 from .base import ExecNode
+from .fields import Duration, FieldIndex
 from .metadata import exec_node
 
 # Event time the end-of-input marker carries: the last millisecond Spark timestamps hold,
@@ -14,8 +15,11 @@ END_OF_TIME = "9999-12-31 23:59:59.999"
 @exec_node(name="stream-exec-watermark-assigner", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecWatermarkAssigner(ExecNode):
-    rowtime_field_index: int
-    watermark_delay: str
+    rowtime_field_index: FieldIndex
+    watermark_delay: Duration
+
+    def input_field_indexes(self):
+        return [("rowtimeFieldIndex", 0, [self.rowtime_field_index])]
 
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F

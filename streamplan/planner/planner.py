@@ -47,8 +47,9 @@ from ..options import (SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE, STA
                        Configuration)
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert, Position
+from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
 from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
-                     parse_type)
+                     parse_type, quote_identifier)
 from .aggregates import AggregateCall, aggregate_calls, result_type
 from .hints import QueryHints, check_early_fire_applies, parse_hints
 from .interval_bounds import Bounds, add_to_bounds, time_predicate
@@ -236,7 +237,7 @@ class PlanBuilder:
             projection = [_cast_for_sink(expr, got, target, where)
                           for expr, got, target in zip(projection, result_types, sink_row.fields)]
         node = relation.node
-        identity = projection == [f"`{n}`" for n in input_row.names] and condition_sql is None
+        identity = projection == [quote_identifier(n) for n in input_row.names] and condition_sql is None
         if not identity:
             types = self.types.resolve(input_row, projection, None, where)
             node = self.add(StreamExecCalc, [node], projection=projection, condition=condition_sql,
@@ -248,7 +249,11 @@ class PlanBuilder:
         return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
-        """Spark SQL text of a resolved expression, with Flink's integer division."""
+        """Spark SQL text of a resolved expression, with Flink's integer division. Only what
+        a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
+        construct = disallowed_construct(expression)
+        if construct is not None:
+            raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
         return spark_sql(integer_division(expression, input_row, self.types, where))
 
     def _projection(self, items: list[exp.Expression], scope: Scope, input_row: RowType,
@@ -260,7 +265,7 @@ class PlanBuilder:
                                                 and isinstance(target.this, exp.Star)):
                 qualifier = target.table if isinstance(target, exp.Column) else None
                 for f in scope.star(qualifier or None):
-                    projection.append(f"`{f.name}`")
+                    projection.append(quote_identifier(f.name))
                     names.append(f.name)
                 continue
             if any(isinstance(node, exp.Window) for node in target.walk()):
@@ -349,7 +354,7 @@ class PlanBuilder:
                         description=f"TableSourceScan(table=[[{table.name}]], "
                                     f"fields=[{', '.join(physical.names)}])")
         if any(column.computed is not None for column in table.columns):
-            projection = [f"`{c.name}`" if c.computed is None
+            projection = [quote_identifier(c.name) if c.computed is None
                           else PROCTIME_SQL if _is_proctime(c.computed)
                           else self._sql(c.computed, physical, where) for c in table.columns]
             names = [c.name for c in table.columns]
@@ -702,7 +707,7 @@ class PlanBuilder:
         key_names = [key.name if plain_column(key) else f"$f{i}" for i, key in enumerate(keys)]
         names = _dedupe(key_names + [f"$f{len(keys) + i}" for i in range(len(arg_sql))])
         node = relation.node
-        identity = projection == [f"`{n}`" for n in input_row.names] and condition is None
+        identity = projection == [quote_identifier(n) for n in input_row.names] and condition is None
         if not identity:
             types = self.types.resolve(input_row, projection, None, where)
             node = self.add(StreamExecCalc, [node], projection=projection, condition=condition,
@@ -787,7 +792,7 @@ class PlanBuilder:
             return self.unique_keys[inputs[0].id]
         if isinstance(node, StreamExecCalc):
             input_names = inputs[0].row_type.names
-            position = {f"`{name}`": i for i, name in enumerate(input_names)}
+            position = {quote_identifier(name): i for i, name in enumerate(input_names)}
             mapped = {}
             for out_index, expr in enumerate(node.projection):
                 if expr in position:

@@ -34,6 +34,7 @@ from streamplan.sql.ast import (
     ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
     SetOption, Statement, StatementSet, WatermarkDef,
 )
+from streamplan.sql.expressions import numeric_literal_problem
 from streamplan.sql.splitter import (
     HINT, IDENT, NUMBER, PUNCT, WORD, SourceText, Token, split_statements, statement_set_end,
     tokenize,
@@ -690,6 +691,10 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
     """sqlglot (Spark dialect) over the script text the tokens span; errors point into the
     whole script."""
     _check_parentheses(src, tokens)
+    for token in tokens:
+        problem = numeric_literal_problem(token.text) if token.kind == NUMBER else None
+        if problem is not None:
+            raise src.syntax_error(problem, token.start)
     start = tokens[0].start
     fragment = src.text[start:tokens[-1].end]
     try:

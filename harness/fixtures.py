@@ -16,10 +16,12 @@ import platform
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (BaseModel, ConfigDict, JsonValue, StringConstraints, ValidationError)
 
 from streamplan.testing import (ChangelogRow, ENGINE_VERSION, RowKind, RowType, SPARK_VERSION,
-                                to_json, to_python)
+                                to_json, to_python, validation_problems)
 
 from .errors import FixtureError
 
@@ -117,10 +119,20 @@ def encode_rows(rows: list[ChangelogRow]) -> list[list]:
     return [[row.kind.short, [to_json(value) for value in row.values]] for row in rows]
 
 
-def decode_rows(data: list[list], row_type: RowType) -> list[ChangelogRow]:
+def decode_rows(data: list[list], row_type: RowType, where: str) -> list[ChangelogRow]:
+    """Rows as encode_rows wrote them, checked against the sink's type (FixtureError)."""
     types = [f.type for f in row_type.fields]
-    return [ChangelogRow(RowKind.from_short(kind), tuple(to_python(v, t) for v, t in zip(values, types)))
-            for kind, values in data]
+    rows = []
+    for index, (kind, values) in enumerate(data):
+        if len(values) != len(types):
+            raise FixtureError(f"{where}: row {index} has {len(values)} value(s), the sink has "
+                               f"{len(types)} column(s)")
+        try:
+            rows.append(ChangelogRow(RowKind.from_short(kind),
+                                     tuple(to_python(v, t) for v, t in zip(values, types))))
+        except ValueError as err:
+            raise FixtureError(f"{where}: row {index}: {err}") from None
+    return rows
 
 
 # -------------------------------------------------------------------------------- manifest
@@ -145,7 +157,10 @@ class Manifest:
                 "beforeRestoreOutput": self.outputs, "stateLayouts": self.state_layouts}
 
     @staticmethod
-    def from_json(raw: dict[str, Any]) -> "Manifest":
+    def from_json(raw: Any) -> "Manifest":
+        """The manifest of a JSON document; ValidationError names each field of the wrong
+        shape (a manifest is data from a file, like a plan)."""
+        _ManifestDocument.model_validate(raw)
         return Manifest(program=raw["program"], node_type=raw["nodeType"],
                         plan_sha256=raw["plan"]["sha256"], data_sha256=raw["beforeRestoreData"]["sha256"],
                         outputs=raw["beforeRestoreOutput"], state_layouts=raw["stateLayouts"],
@@ -153,13 +168,39 @@ class Manifest:
                         python_version=raw["pythonVersion"])
 
 
+class _Digest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+# A before-restore changelog row as generate writes it: ["+U", [value, ...]].
+_EncodedRow = tuple[Literal["+I", "-U", "+U", "-D"], list[JsonValue]]
+
+
+class _ManifestDocument(BaseModel):
+    """The JSON shape of manifest.json, checked before any field is used."""
+
+    model_config = ConfigDict(extra="forbid")
+    formatVersion: int
+    program: str
+    nodeType: str
+    engineVersion: str
+    sparkVersion: str
+    pythonVersion: str
+    plan: _Digest
+    beforeRestoreData: _Digest
+    beforeRestoreOutput: dict[str, list[_EncodedRow]]
+    stateLayouts: dict[str, dict[str, JsonValue]]
+
+
 def read_manifest(fixture: Fixture) -> Manifest:
     remedy = (f"regenerate it with `harness generate --program {fixture.program_id}` if "
               f"{fixture.short_name}_{fixture.version} is the latest version, else restore it from git")
     try:
         raw = json.loads(fixture.manifest_path.read_text(encoding="utf-8"))
-        if raw.get("formatVersion") != MANIFEST_FORMAT:
-            raise FixtureError(f"fixture {fixture.id}: manifest format {raw.get('formatVersion')!r} "
+        found = raw.get("formatVersion") if isinstance(raw, dict) else None
+        if found != MANIFEST_FORMAT:
+            raise FixtureError(f"fixture {fixture.id}: manifest format {found!r} "
                                f"is not {MANIFEST_FORMAT}; {remedy}")
         return Manifest.from_json(raw)
     except OSError as err:
@@ -168,9 +209,12 @@ def read_manifest(fixture: Fixture) -> Manifest:
     except UnicodeDecodeError as err:
         raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is not UTF-8 text (byte "
                            f"{err.start}); {remedy}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError) as err:
+    except (json.JSONDecodeError, RecursionError) as err:
         raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed "
                            f"({type(err).__name__}: {err}); {remedy}") from None
+    except ValidationError as err:
+        raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed "
+                           f"({validation_problems(err)}); {remedy}") from None
 
 
 # ------------------------------------------------------------------------------- checksums

@@ -12,7 +12,7 @@ from streamplan.testing import (REGISTRY, CompiledPlan, Registry, RunResult, Str
 
 from .checkpoint import materialize
 from .errors import FixtureError
-from .fixtures import Fixture, Manifest, decode_rows, read_manifest, verify_fixture
+from .fixtures import MANIFEST, Fixture, Manifest, decode_rows, read_manifest, verify_fixture
 from .migration import check_refusals, migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import check_outputs, program_environment, retry_worker_start, run_phases
@@ -74,6 +74,10 @@ def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifes
     """A temp copy of the fixture's checkpoint resumed with `plan`, fed the after-restore
     data and checked against the after-restore expectations."""
     env = program_environment(program, spark)
+    prior = {sink.table.identifier: decode_rows(
+                 manifest.outputs.get(sink.table.identifier, []), sink.row_type,
+                 f"fixture {fixture.id}: {MANIFEST} beforeRestoreOutput of {sink.table.identifier}")
+             for sink in plan.sinks}
 
     def attempt() -> RunResult:
         with tempfile.TemporaryDirectory(prefix="harness-restore-") as work:
@@ -81,8 +85,6 @@ def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifes
             return run_phases(env, plan, program, ["before", "after"], True, checkpoint)
 
     result = retry_worker_start(attempt)
-    prior = {sink.table.identifier: decode_rows(manifest.outputs.get(sink.table.identifier, []),
-                                                sink.row_type) for sink in plan.sinks}
     check_outputs(program, result, "after", prior)
     return result
 

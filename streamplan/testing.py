@@ -17,6 +17,7 @@ from .executor import FeedRow, RunResult, SinkOutput, phased_steps
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
                         state_readable)
 from .nodes import REGISTRY, ExecNode
+from .nodes.base import validation_problems
 from .nodes.metadata import ExecNodeMetadata, Registry, annotation_problems
 from .options import Configuration, lookup_option, option_exists
 from .plan import (CompiledPlan, build_plan, load_plan, load_plan_nodes, parse_plan_document,
@@ -44,7 +45,7 @@ __all__ = [
     "spark_session",
     # running and changelogs
     "FeedRow", "phased_steps", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
-    "materialized_texts", "to_json", "to_python", "brief_repr", "RowType", "table_row_type",
+    "materialized_texts", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
     # scripts
     "parse_script", "CreateTable", "Insert", "StatementSet",
     # nodes, options, versions

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,8 @@ from streamplan.plan import parse_plan
 from streamplan.sql.parser import parse_script
 
 TABLE = "CREATE TABLE T (a INT) WITH ('connector' = 'values'); "
+SNAPSHOT_MANIFEST = (Path(__file__).resolve().parent.parent / "snapshots" / "calc_1" /
+                     "calc-changelog" / "manifest.json")
 DEEP = 5000
 
 
@@ -85,8 +88,19 @@ def fixture_in(tmp_path) -> Fixture:
     (b'{"formatVersion": 1, \xfe}', r"manifest.json is not UTF-8 text \(byte 21\)"),
     (b"[" * DEEP + b"]" * DEEP, r"manifest.json is malformed \(RecursionError"),
     (b'{"formatVersion": 1, "program": "calc-x", "nodeType": "x", "plan": 5}',
-     r"manifest.json is malformed \(TypeError"),
-], ids=["not utf-8", "deep", "wrong type"])
+     r"manifest.json is malformed \(field 'engineVersion': Field required; .*field 'plan': "
+     r"Input should be a valid dictionary"),
+    (b"[1]", r"manifest format None is not 1"),
+    (json.dumps({**json.loads((SNAPSHOT_MANIFEST).read_text()),
+                 "beforeRestoreOutput": {"Out": [["+I", 5], ["*X", []], "+I[1]"]}}).encode(),
+     r"field 'beforeRestoreOutput.Out.0.1': Input should be a valid list; field "
+     r"'beforeRestoreOutput.Out.1.0': Input should be '\+I', '-U', '\+U' or '-D'; field "
+     r"'beforeRestoreOutput.Out.2': Input should be a valid tuple"),
+    (json.dumps({**json.loads((SNAPSHOT_MANIFEST).read_text()),
+                 "plan": {"sha256": "abc"}}).encode(),
+     r"field 'plan.sha256': String should match pattern"),
+], ids=["not utf-8", "deep", "wrong type", "not an object", "rows of the wrong shape",
+        "not a digest"])
 def test_a_broken_manifest_is_a_fixture_error_naming_it(tmp_path, content, message):
     fixture = fixture_in(tmp_path)
     fixture.manifest_path.write_bytes(content)
@@ -137,3 +151,15 @@ def test_a_huge_interval_join_bound_is_a_planning_error(spark):
     with within(5.0), pytest.raises(PlanningError):     # sqlglot reads 'E999990' as the unit
         env.compile_sql("INSERT INTO S SELECT L.k FROM L JOIN R ON L.k = R.k AND L.t BETWEEN "
                         "R.t - INTERVAL '1E999990' SECOND AND R.t")
+
+
+def test_before_restore_rows_that_do_not_fit_the_sink_are_a_fixture_error():
+    from harness.fixtures import decode_rows
+    from streamplan.types import parse_row_type
+
+    row_type = parse_row_type("ROW<`a` INT, `b` STRING>")
+    assert [row.values for row in decode_rows([["+I", [1, "x"]]], row_type, "m")] == [(1, "x")]
+    with pytest.raises(FixtureError, match=r"^m: row 0 has 1 value\(s\), the sink has 2 column"):
+        decode_rows([["+I", [1]]], row_type, "m")
+    with pytest.raises(FixtureError, match=r"^m: row 1: 'x' is not an integer"):
+        decode_rows([["+I", [1, "x"]], ["-D", ["x", "y"]]], row_type, "m")

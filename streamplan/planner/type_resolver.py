@@ -1,10 +1,30 @@
 """Spark infers the types of projected expressions (and checks them) at planning time."""
 from __future__ import annotations
 
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 from ..errors import PlanningError
 from ..types import RowType, SqlType, from_spark
+
+# PySpark logs every analysis error it raises, stack trace and all, before we turn it into a
+# PlanningError that says the same in one line: not while the planner asks on purpose.
+_ANALYSIS_ERROR_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+@contextmanager
+def _analysis_errors_unlogged() -> Iterator[None]:
+    from pyspark.logger import PySparkLogger
+
+    loggers = [PySparkLogger.getLogger(name) for name in _ANALYSIS_ERROR_LOGGERS]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, before):
+            logger.disabled = disabled
 
 
 class SparkTypeResolver:
@@ -18,14 +38,22 @@ class SparkTypeResolver:
 
         frame = self.spark.createDataFrame([], input_type.to_spark(declared_nullability=True))
         try:
-            if condition is not None:
-                frame = frame.filter(condition)
-            frame = frame.selectExpr(*projection)
-            fields = frame.schema.fields
+            with _analysis_errors_unlogged():
+                if condition is not None:
+                    frame = frame.filter(condition)
+                frame = frame.selectExpr(*projection)
+                fields = frame.schema.fields
         except PySparkException as err:
             message = str(err).strip().splitlines()[0]
             raise PlanningError(f"{where}: Spark rejected the expression(s): {message}") from None
-        return [from_spark(f.dataType, f.nullable) for f in fields]
+        types = []
+        for text, spark_field in zip(projection, fields):
+            try:
+                types.append(from_spark(spark_field.dataType, spark_field.nullable))
+            except ValueError as err:      # e.g. a bare NULL: Spark's VOID, no SQL type
+                raise PlanningError(f"{where}: expression {text} has no SQL type ({err}); give "
+                                    f"it one, e.g. CAST(NULL AS INT), as Flink requires") from None
+        return types
 
     def check_condition(self, input_type: RowType, condition: str, where: str) -> None:
         types = self.resolve(input_type, [f"({condition}) AS c"], None, where)

@@ -29,6 +29,7 @@ from .fixtures import Fixture, read_manifest, scan_snapshots
 from .migration import migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import compile_program
+from .spark_releases import tracked_releases
 from .version_rules import registration_problem, version_rule_findings
 
 ANNOTATIONS = "annotations"
@@ -107,6 +108,12 @@ def check_restore_completeness(programs: list[TableTestProgram], snapshots: Path
     for program in programs:
         by_node[node_of(program, registry)].append(program)
     have = {(f.short_name, f.version, f.program_id) for f in fixtures}
+    have_releases = {(f.short_name, f.version, f.program_id, f.spark_release) for f in fixtures}
+    try:
+        releases = tracked_releases(snapshots)
+    except HarnessError as err:
+        releases = ()
+        findings.append(Finding(COMPLETENESS, "snapshots", str(err)))
     for meta in registry.all_metadata():
         short = short_name(meta.name)
         node_programs = by_node.get(meta.name, [])
@@ -125,6 +132,13 @@ def check_restore_completeness(programs: list[TableTestProgram], snapshots: Path
                     findings.append(Finding(COMPLETENESS, f"{short}_{meta.version}/{program.id}", (
                         f"program {program.id} has no fixture for the latest version "
                         f"{meta.type_id}; run `harness generate --program {program.id}`")))
+                for release in releases:
+                    if (short, meta.version, program.id, release) not in have_releases:
+                        findings.append(Finding(
+                            COMPLETENESS, f"{short}_{meta.version}/{program.id}/spark-{release}", (
+                                f"program {program.id} has no fixture written by Spark {release} "
+                                f"(a release users upgrade from); run `harness generate --spark "
+                                f"{release} --program {program.id}`")))
     findings += _fixture_ownership(fixtures, programs, registry)
     return findings
 

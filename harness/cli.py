@@ -53,17 +53,37 @@ def generate(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
              version: Optional[int] = typer.Option(None, help="refuse unless this is the latest "
                                                                "version (old versions are frozen)"),
              force: bool = typer.Option(False, help="overwrite a fixture even if today's node no "
-                                                    "longer matches it (unreleased versions only)")):
+                                                    "longer matches it (unreleased versions only)"),
+             spark: Optional[str] = typer.Option(
+                 None, "--spark", metavar="RELEASE",
+                 help="run on this older PySpark release instead (an environment of its own, "
+                      "created once): writes <program>/spark-RELEASE/ beside the pinned fixture, "
+                      "sharing its plan"),
+             release_run: bool = typer.Option(False, "--release-run", hidden=True)):
     """Write fixtures (plan, checkpoint, manifest) for the latest version of each node."""
-    from .generate import generate_fixture
+    from .generate import generate_fixture, generate_release_fixture
+    from .spark_releases import run_in_release, track_release
 
+    if spark is not None:
+        args = ["generate", "--release-run", "--snapshots", str(snapshots),
+                *(["--node", node] if node else []), *(["--program", program] if program else []),
+                *(["--force"] if force else [])]
+        try:
+            code = run_in_release(spark, args, console)
+            if any(f.spark_release == spark for f in scan_snapshots(snapshots)[0]):
+                track_release(snapshots, spark)      # the audit now expects it of every program
+        except HarnessError as err:
+            _fail(err)
+        raise typer.Exit(code=code)
     try:
         selected = select_programs(discover_programs(), node, program)
     except HarnessError as err:
         _fail(err)
-    outcomes = run_each(selected, lambda p: p.id,
-                        lambda p: generate_fixture(p, snapshots, version=version, force=force),
-                        "generate", console)
+    if release_run:
+        action = lambda p: generate_release_fixture(p, snapshots, force=force)   # noqa: E731
+    else:
+        action = lambda p: generate_fixture(p, snapshots, version=version, force=force)  # noqa: E731
+    outcomes = run_each(selected, lambda p: p.id, action, "generate", console)
     _finish(outcomes, "fixture(s) generated")
 
 
@@ -132,11 +152,24 @@ def gate(ctx: typer.Context,
          junit: Optional[Path] = typer.Option(None, help="write JUnit XML here"),
          report: Optional[Path] = typer.Option(None, "--gate-report", "--report",
                                           help="write the HTML gate report here"),
-         snapshots: Path = SNAPSHOTS):
+         snapshots: Path = SNAPSHOTS,
+         spark: Optional[str] = typer.Option(
+             None, "--spark", metavar="RELEASE",
+             help="run the gate on another PySpark release (its own environment, created "
+                  "once): the check before moving the pin (docs/fixtures.md)")):
     """The PR gate: every audit check, fixture restore and program run, by pytest (extra
     arguments go to pytest, e.g. `harness gate -k interval-join`)."""
     from .gate import run_gate
+    from .spark_releases import run_in_release
 
+    if spark is not None:
+        args = ["gate", "--snapshots", str(snapshots),
+                *([f"--junit={junit}"] if junit else []),
+                *([f"--gate-report={report}"] if report else []), *ctx.args]
+        try:
+            raise typer.Exit(code=run_in_release(spark, args, console))
+        except HarnessError as err:
+            _fail(err)
     raise typer.Exit(code=run_gate(snapshots, junit, extra=ctx.args, report=report))
 
 

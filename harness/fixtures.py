@@ -7,6 +7,9 @@
                                  before-restore sink output; byte-stable across regenerations
         checkpoint.sha256        sha256 of every checkpoint file (`sha256sum -c` format); it
                                  changes on regeneration because Spark writes random ids
+        spark-<release>/         the same plan and data run on an older Spark release
+            checkpoint/, manifest.json, checkpoint.sha256     (harness.spark_releases)
+    snapshots/spark-releases.json   the older releases every latest-version program keeps
 """
 from __future__ import annotations
 
@@ -14,9 +17,9 @@ import hashlib
 import json
 import platform
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import (BaseModel, ConfigDict, JsonValue, StringConstraints, ValidationError)
 
@@ -29,19 +32,32 @@ DEFAULT_SNAPSHOTS = Path(__file__).resolve().parents[1] / "snapshots"
 MANIFEST = "manifest.json"
 CHECKSUMS = "checkpoint.sha256"
 MANIFEST_FORMAT = 1
+RELEASE_PREFIX = "spark-"
+RELEASES_FILE = "spark-releases.json"      # which older releases are kept (spark_releases)
 _VERSION_DIR = re.compile(r"^(?P<short>[a-z0-9]+(?:-[a-z0-9]+)*)_(?P<version>[0-9]+)$")
 
 
 @dataclass(frozen=True)
 class Fixture:
-    directory: Path
+    directory: Path         # the program's directory: the plan lives here
     short_name: str         # node name without 'stream-exec-'
     version: int
     program_id: str
+    # The Spark release that wrote the checkpoint, when not the pinned one: such a fixture
+    # shares the program's plan and keeps its own files in spark-<release>/.
+    spark_release: Optional[str] = None
 
     @property
     def id(self) -> str:
-        return f"{self.short_name}_{self.version}/{self.program_id}"
+        base = f"{self.short_name}_{self.version}/{self.program_id}"
+        return f"{base}/{RELEASE_PREFIX}{self.spark_release}" if self.spark_release else base
+
+    @property
+    def files_dir(self) -> Path:
+        """Where the checkpoint, manifest and checksums are."""
+        if self.spark_release:
+            return self.directory / f"{RELEASE_PREFIX}{self.spark_release}"
+        return self.directory
 
     @property
     def plan_path(self) -> Path:
@@ -49,15 +65,19 @@ class Fixture:
 
     @property
     def checkpoint_dir(self) -> Path:
-        return self.directory / "checkpoint"
+        return self.files_dir / "checkpoint"
 
     @property
     def manifest_path(self) -> Path:
-        return self.directory / MANIFEST
+        return self.files_dir / MANIFEST
 
     @property
     def checksums_path(self) -> Path:
-        return self.directory / CHECKSUMS
+        return self.files_dir / CHECKSUMS
+
+    def on_release(self, release: str) -> "Fixture":
+        """This program's fixture written by Spark `release`."""
+        return replace(self, spark_release=release)
 
 
 def fixture_for(snapshots: Path, short_name: str, version: int, program_id: str) -> Fixture:
@@ -73,7 +93,7 @@ def scan_snapshots(snapshots: Path) -> tuple[list[Fixture], list[str]]:
     if not root.is_dir():
         return fixtures, problems
     for version_dir in sorted(root.iterdir()):
-        if version_dir.name.startswith("."):
+        if version_dir.name.startswith(".") or version_dir.name == RELEASES_FILE:
             continue
         match = _VERSION_DIR.match(version_dir.name)
         if not version_dir.is_dir() or match is None:
@@ -85,8 +105,11 @@ def scan_snapshots(snapshots: Path) -> tuple[list[Fixture], list[str]]:
             if not program_dir.is_dir():
                 problems.append(f"{program_dir}: not a fixture directory")
                 continue
-            fixtures.append(Fixture(program_dir, match["short"], int(match["version"]),
-                                    program_dir.name))
+            fixture = Fixture(program_dir, match["short"], int(match["version"]), program_dir.name)
+            fixtures.append(fixture)
+            fixtures += [fixture.on_release(release.name.removeprefix(RELEASE_PREFIX))
+                         for release in sorted(program_dir.glob(f"{RELEASE_PREFIX}*"))
+                         if release.is_dir()]
     return fixtures, problems
 
 
@@ -253,7 +276,7 @@ def verify_fixture(fixture: Fixture, manifest: Manifest) -> None:
     if not fixture.checksums_path.is_file():
         raise FixtureError(f"fixture {fixture.id}: {CHECKSUMS} is missing. {remedy}")
     recorded = read_checksums(fixture.checksums_path)
-    actual = tree_checksums(fixture.checkpoint_dir, fixture.directory)
+    actual = tree_checksums(fixture.checkpoint_dir, fixture.files_dir)
     problems = ([f"{name} modified" for name in sorted(recorded.keys() & actual.keys())
                  if recorded[name] != actual[name]]
                 + [f"{name} missing" for name in sorted(recorded.keys() - actual.keys())]

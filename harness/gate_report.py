@@ -36,7 +36,8 @@ MIGRATED = " migrated"                  # suffix of a version's migration column
 NOT_APPLICABLE = "not-applicable"
 NOT_RUN = "not-run"
 
-FIXTURE_ID = re.compile(r"^(?P<node>.+)_(?P<version>\d+)/(?P<program>[^/]+)$")
+FIXTURE_ID = re.compile(r"^(?P<node>.+)_(?P<version>\d+)/(?P<program>[^/]+)"
+                        r"(?:/spark-(?P<release>[^/]+))?$")
 
 
 class Record(Protocol):
@@ -91,12 +92,18 @@ def failure_anchors(records: Sequence[Record]) -> dict[tuple[str, str], str]:
     return {(r.suite, r.name): f"failure-{index}" for index, r in enumerate(failed, 1)}
 
 
-def parse_fixture_id(name: str) -> Optional[tuple[str, int, str]]:
-    """'interval-join_2/interval-join-tiny' -> ('interval-join', 2, 'interval-join-tiny')."""
+def parse_fixture_id(name: str) -> Optional[tuple[str, int, str, Optional[str]]]:
+    """'interval-join_2/interval-join-tiny' -> ('interval-join', 2, 'interval-join-tiny', None);
+    a fixture of an older Spark release ends in '/spark-4.1.4' -> (..., '4.1.4')."""
     match = FIXTURE_ID.match(name)
     if match is None:
         return None
-    return match["node"], int(match["version"]), match["program"]
+    return match["node"], int(match["version"]), match["program"], match["release"]
+
+
+def _column_name(node: str, suite: str, version: int, release: Optional[str]) -> str:
+    name = f"{node}_{version}" + (f" on Spark {release}" if release else "")
+    return name + (MIGRATED if suite == "migration" else "")
 
 
 def matrix(records: Sequence[Record]) -> list[dict]:
@@ -109,37 +116,37 @@ def matrix(records: Sequence[Record]) -> list[dict]:
     match, as harness.discovery.node_of), else to a group whose node is "".
     """
     anchors = failure_anchors(records)
-    versions: dict[str, set[int]] = {}
-    migrated: dict[str, set[int]] = {}                        # node -> versions with a column
-    cells_by: dict[tuple[str, str, str, int], Record] = {}    # (suite, node, program, version)
+    # A column: (suite, node version, Spark release that wrote the checkpoint or None).
+    columns_of: dict[str, set[tuple[str, int, Optional[str]]]] = {}
+    cells_by: dict[tuple[str, str, tuple], Record] = {}       # (node, program, column)
     programs: dict[str, str] = {}                              # program -> node
     for record in records:
         parsed = (parse_fixture_id(record.name) if record.suite in ("restore", "migration")
                   else None)
         if parsed is not None:
-            node, version, program = parsed
-            versions.setdefault(node, set()).add(version)
-            if record.suite == "migration":
-                migrated.setdefault(node, set()).add(version)
-            cells_by[record.suite, node, program, version] = record
+            node, version, program, release = parsed
+            column = (record.suite, version, release)
+            columns_of.setdefault(node, set()).add(column)
+            cells_by[node, program, column] = record
             programs.setdefault(program, node)
     semantic = {r.name: r for r in records if r.suite == "semantic"}
     for program in semantic:
         if program not in programs:
-            owners = [node for node in versions if program == node or program.startswith(node + "-")]
+            owners = [node for node in columns_of if program == node or program.startswith(node + "-")]
             programs[program] = max(owners, key=len) if owners else ""
 
     groups = []
     for node in sorted(set(programs.values()), key=lambda n: (n == "", n)):
-        columns = [(suite, version) for version in sorted(versions.get(node, ()))
-                   for suite in ("restore", "migration")
-                   if suite == "restore" or version in migrated.get(node, ())]
+        # Per version: the pinned release's restores, older releases' (oldest first), migration.
+        columns = sorted(columns_of.get(node, ()), key=lambda c: (
+            c[1], c[0] == "migration", c[2] is not None,
+            tuple(int(p) for p in c[2].split(".") if p.isdigit()) if c[2] else ()))
         rows = []
         for program in sorted(p for p, owner in programs.items() if owner == node):
             cells = []
-            for suite, version in columns:
-                record = cells_by.get((suite, node, program, version))
-                column = f"{node}_{version}" + (MIGRATED if suite == "migration" else "")
+            for suite, version, release in columns:
+                record = cells_by.get((node, program, (suite, version, release)))
+                column = _column_name(node, suite, version, release)
                 states = MIGRATION_STATES if suite == "migration" else RESTORE_STATES
                 if record is None:
                     cells.append({"column": column, "fixture": None, "state": NOT_APPLICABLE,
@@ -155,8 +162,7 @@ def matrix(records: Sequence[Record]) -> list[dict]:
                 {"state": run.outcome, "seconds": round(run.seconds, 3),
                  "failure": anchors.get(("semantic", program))})})
         groups.append({"node": node, "programs": rows, "versions": [
-            f"{node}_{version}" + (MIGRATED if suite == "migration" else "")
-            for suite, version in columns]})
+            _column_name(node, *column) for column in columns]})
     return groups
 
 

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from streamplan.testing import REGISTRY, Registry
+from streamplan.testing import REGISTRY, Registry, load_plan, running_spark_version
 
 from .checkpoint import make_portable
 from .discovery import node_of, short_name
 from .errors import FixtureError, FrozenFixtureError, ProgramError
-from .fixtures import (Fixture, Manifest, encode_rows, fixture_for, json_text, read_manifest,
+from .fixtures import (RELEASE_PREFIX, Fixture, Manifest, encode_rows, fixture_for, json_text, read_manifest,
                        sha256_file, tree_checksums, write_checksums)
 from .program import TableTestProgram
-from .runner import check_outputs, compile_program, retry_worker_start, run_phases
+from .runner import (check_outputs, compile_program, program_environment, retry_worker_start,
+                     run_phases)
 from .version_rules import state_layouts, version_rule_findings
 
 
@@ -40,6 +42,40 @@ def generate_fixture(program: TableTestProgram, snapshots: Path, registry: Regis
                            f"has no {latest.type_id} node: {', '.join(n.type for n in plan.nodes)}")
     if fixture.directory.exists() and not force:
         _refuse_hiding_a_break(fixture, plan, registry)
+    _write_fixture(fixture, program, env, plan, latest.type_id, write_plan=True)
+    return fixture
+
+
+def generate_release_fixture(program: TableTestProgram, snapshots: Path,
+                             registry: Registry = REGISTRY, spark=None,
+                             force: bool = False) -> Fixture:
+    """The program's fixture on the Spark release this process runs (not the pinned one):
+    the pinned fixture's plan and data, its own checkpoint and manifest in spark-<release>/.
+    Run through `harness generate --spark <release>`, which starts this process in that
+    release's environment (harness.spark_releases)."""
+    node = node_of(program, registry)
+    latest = registry.latest(node)
+    release = running_spark_version()
+    pinned = fixture_for(snapshots, short_name(node), latest.version, program.id)
+    if not pinned.plan_path.is_file():
+        raise FixtureError(f"{pinned.id} has no plan to share: generate the pinned fixture "
+                           f"first (`harness generate --program {program.id}`)")
+    fixture = pinned.on_release(release)
+    if fixture.files_dir.exists() and not force:
+        raise FrozenFixtureError(
+            f"{fixture.id} exists and is frozen: it stands for checkpoints users of Spark "
+            f"{release} already hold. Add releases, never rewrite one (--force only for a "
+            f"fixture that never landed)")
+    plan = load_plan(pinned.plan_path, registry)
+    _write_fixture(fixture, program, program_environment(program, spark), plan,
+                   latest.type_id, write_plan=False)
+    return fixture
+
+
+def _write_fixture(fixture: Fixture, program: TableTestProgram, env, plan, node_type: str,
+                   write_plan: bool) -> None:
+    """Run the before-restore data, check it, and swap the fixture's files in (atomically:
+    a failed run leaves the old files)."""
     with tempfile.TemporaryDirectory(prefix="harness-generate-") as work:
         def attempt():
             checkpoint = Path(tempfile.mkdtemp(dir=work)) / "checkpoint"
@@ -48,29 +84,28 @@ def generate_fixture(program: TableTestProgram, snapshots: Path, registry: Regis
         checkpoint, result = retry_worker_start(attempt)
         check_outputs(program, result, "before")
         make_portable(checkpoint)
-        staging = Path(tempfile.mkdtemp(prefix=f".{program.id}-", dir=_parent(fixture)))
-        staged = Fixture(staging, fixture.short_name, fixture.version, program.id)
+        target = fixture.files_dir
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        staged = replace(fixture, directory=staging, spark_release=None)
         try:
-            plan.write(staged.plan_path)
+            if write_plan:
+                plan.write(staged.plan_path)
+                for release in sorted(target.glob(f"{RELEASE_PREFIX}*")):   # kept, not rewritten
+                    shutil.copytree(release, staging / release.name)
             shutil.copytree(checkpoint, staged.checkpoint_dir)
             manifest = Manifest(
-                program=program.id, node_type=latest.type_id,
-                plan_sha256=sha256_file(staged.plan_path),
+                program=program.id, node_type=node_type,
+                plan_sha256=sha256_file(fixture.plan_path if not write_plan else staged.plan_path),
                 data_sha256=program.before_data_fingerprint(),
                 outputs={name: encode_rows(output.rows) for name, output in sorted(result.sinks.items())},
-                state_layouts=state_layouts(plan))
+                state_layouts=state_layouts(plan), spark_version=running_spark_version())
             staged.manifest_path.write_text(json_text(manifest.to_json()), encoding="utf-8")
             write_checksums(staged.checksums_path, tree_checksums(staged.checkpoint_dir, staging))
-            _replace(staging, fixture.directory)
+            _replace(staging, target)
         finally:
             if staging.exists():        # generation failed before the swap
                 shutil.rmtree(staging)
-    return fixture
-
-
-def _parent(fixture: Fixture) -> Path:
-    fixture.directory.parent.mkdir(parents=True, exist_ok=True)
-    return fixture.directory.parent
 
 
 def _replace(staging: Path, target: Path) -> None:

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from streamplan.testing import (REGISTRY, CompiledPlan, Registry, RunResult, StreamPlanError,
+from streamplan.testing import (REGISTRY, check_spark_release, CompiledPlan, Registry, RunResult, StreamPlanError,
                                 load_plan)
 
 from .checkpoint import materialize
@@ -56,6 +56,10 @@ def _admitted(fixture: Fixture, programs: list[TableTestProgram]
     program = _program_of(fixture, programs)
     manifest = read_manifest(fixture)
     verify_fixture(fixture, manifest)
+    try:        # the manifest says which Spark wrote it, also for markers that do not
+        check_spark_release(manifest.spark_version, f"fixture {fixture.id}")
+    except StreamPlanError as err:
+        raise FixtureError(str(err)) from None
     return program, manifest
 
 

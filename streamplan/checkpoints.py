@@ -14,7 +14,7 @@ from typing import Any, Iterable, Optional
 from .errors import CheckpointError
 from .nodes.base import ExecNode
 from .nodes.metadata import check_state_version
-from .version import ENGINE_VERSION
+from .version import ENGINE_VERSION, parse_version, running_spark_version
 
 CHECKPOINT_MARKER = "streamplan.json"
 
@@ -22,32 +22,66 @@ CHECKPOINT_MARKER = "streamplan.json"
 def write_marker(checkpoint: Path) -> None:
     """Mark a new checkpoint as written by this engine release."""
     checkpoint.mkdir(parents=True, exist_ok=True)
-    (checkpoint / CHECKPOINT_MARKER).write_text(json.dumps({"engineVersion": ENGINE_VERSION}) + "\n")
+    marker = {"engineVersion": ENGINE_VERSION, "sparkVersion": running_spark_version()}
+    (checkpoint / CHECKPOINT_MARKER).write_text(json.dumps(marker) + "\n")
 
 
-def written_by(checkpoint: Path) -> str:
-    """The engine release recorded in a checkpoint; CheckpointError says what is wrong."""
+@dataclass(frozen=True)
+class Marker:
+    engine_version: str
+    spark_version: Optional[str]       # recorded from engine 0.3 on; None in older checkpoints
+
+
+def read_marker(checkpoint: Path) -> Marker:
+    """What a checkpoint records of its writer; CheckpointError says what is wrong."""
     marker = Path(checkpoint) / CHECKPOINT_MARKER
     try:
-        recorded = json.loads(marker.read_text(encoding="utf-8"))["engineVersion"]
+        raw = json.loads(marker.read_text(encoding="utf-8"))
+        recorded = Marker(raw["engineVersion"], raw.get("sparkVersion"))
     except FileNotFoundError:
         raise CheckpointError(f"{marker}: missing; a streamplan checkpoint records the engine "
                               f"that wrote it there") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
-            RecursionError) as err:
+            AttributeError, RecursionError) as err:
         raise CheckpointError(f"{marker}: unreadable ({type(err).__name__}: {err}); expected "
-                              f'{{"engineVersion": "<version>"}}') from None
-    if not isinstance(recorded, str):
-        raise CheckpointError(f"{marker}: engineVersion must be a string like '0.1', "
-                              f"not {recorded!r}")
+                              f'{{"engineVersion": "<version>", "sparkVersion": "<version>"}}'
+                              ) from None
+    for field_name, value in (("engineVersion", recorded.engine_version),
+                              ("sparkVersion", recorded.spark_version)):
+        if value is not None and not _is_version(value):
+            raise CheckpointError(f"{marker}: {field_name} must be a version string like "
+                                  f"'4.3.0', not {value!r}")
     return recorded
 
 
+def written_by(checkpoint: Path) -> str:
+    """The engine release recorded in a checkpoint."""
+    return read_marker(checkpoint).engine_version
+
+
 def check_restorable(nodes: Iterable[ExecNode], checkpoint: Path, where: str) -> None:
-    """Every node's min_state_version must admit the engine that wrote the checkpoint."""
-    engine = written_by(checkpoint)
+    """The checkpoint's Spark release must not be newer than the one running, and every
+    node's min_state_version must admit the engine that wrote it. Checked before Spark
+    touches the checkpoint."""
+    marker = read_marker(checkpoint)
+    check_spark_release(marker.spark_version, where)
     for node in nodes:
-        check_state_version(node.metadata, engine, f"{where}: node {node.id}")
+        check_state_version(node.metadata, marker.engine_version, f"{where}: node {node.id}")
+
+
+def check_spark_release(written: Optional[str], where: str) -> None:
+    """Spark reads checkpoints of its own and older releases only: its state store and
+    operator metadata formats move forward, never back."""
+    running = running_spark_version()
+    if written is not None and parse_version(written) > parse_version(running):
+        raise CheckpointError(
+            f"{where}: written by Spark {written}, newer than the Spark {running} running here; "
+            f"Spark reads checkpoints of its own and older releases only. Restore it with "
+            f"Spark {written} or newer (upgrade pyspark), or start from a new checkpoint")
+
+
+def _is_version(value: object) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"\d{1,6}(\.\d{1,6}){1,3}", value) is not None
 
 
 # --- Spark's offsets and commits logs ------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
 from .changelog import RowKind
-from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms,
+from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_release, last_batch_time_ms,
                           last_log_entry, log_files, written_by)
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
@@ -28,7 +28,7 @@ from .runtime.rows import brief_repr, to_json, to_python
 from .sql.ast import CreateTable, Insert, StatementSet
 from .sql.parser import parse_script
 from .types import RowType
-from .version import ENGINE_VERSION, SPARK_VERSION, parse_version
+from .version import ENGINE_VERSION, SPARK_VERSION, parse_version, running_spark_version
 
 
 def spark_session():
@@ -51,11 +51,11 @@ __all__ = [
     # nodes, options, versions
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",
-    "parse_version",
+    "parse_version", "running_spark_version",
     # plan migration
     "MigrationResult", "NodeMigration", "migrate_plan_file", "migrate_plan_text", "state_readable",
     # checkpoints
-    "CHECKPOINT_MARKER", "written_by", "check_restorable", "log_files", "last_log_entry",
+    "CHECKPOINT_MARKER", "written_by", "check_restorable", "check_spark_release", "log_files", "last_log_entry",
     "last_batch_time_ms",
     # JSON differences
     "json_changes", "describe_changes",

@@ -3,6 +3,14 @@ ENGINE_VERSION = "0.3"
 SPARK_VERSION = "4.3.0"
 
 
+def running_spark_version() -> str:
+    """The PySpark release this process runs; SPARK_VERSION is the one the project pins (and
+    plans record). They differ when fixtures are generated on an older Spark release."""
+    from importlib.metadata import version
+
+    return version("pyspark")
+
+
 def parse_version(text: str) -> tuple[int, ...]:
     """'0.1' -> (0, 1); raises ValueError on anything that is not dotted integers."""
     return tuple(int(part) for part in text.split("."))

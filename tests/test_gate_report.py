@@ -105,8 +105,9 @@ def test_migration_checks_get_a_column_after_their_version():
 
 def test_fixture_ids_parse_with_dashes_and_underscores_in_names():
     assert parse_fixture_id("interval-join_12/interval-join-early-fire") == (
-        "interval-join", 12, "interval-join-early-fire")
-    assert parse_fixture_id("my_node_3/my-node-x") == ("my_node", 3, "my-node-x")
+        "interval-join", 12, "interval-join-early-fire", None)
+    assert parse_fixture_id("my_node_3/my-node-x") == ("my_node", 3, "my-node-x", None)
+    assert parse_fixture_id("calc_1/calc-x/spark-4.1.4") == ("calc", 1, "calc-x", "4.1.4")
     assert parse_fixture_id("no-version/p") is None
 
 
@@ -309,3 +310,15 @@ def test_a_gate_run_reports_every_restored_fixture(generated, tmp_path, capsys):
     assert data["verdict"] == "PASSED"
     assert [(c["suite"], c["passed"], c["total"]) for c in data["counts"]] == [("audit", 1, 1),
                                                                                ("restore", 3, 3)]
+
+
+def test_fixtures_of_older_spark_releases_get_their_own_columns_after_the_pinned_one():
+    groups = matrix([GateRecord("restore", "calc_1/calc-x", "passed", 1.0),
+                     GateRecord("restore", "calc_1/calc-x/spark-4.2.1", "failed", 1.0, "boom"),
+                     GateRecord("restore", "calc_1/calc-x/spark-4.1.4", "passed", 1.0),
+                     GateRecord("restore", "calc_1/calc-y", "passed", 1.0)])
+    (group,) = groups
+    assert group["versions"] == ["calc_1", "calc_1 on Spark 4.1.4", "calc_1 on Spark 4.2.1"]
+    states = cell_states(groups)
+    assert states[("calc-x", "calc_1 on Spark 4.2.1")] == "failed"
+    assert states[("calc-y", "calc_1 on Spark 4.1.4")] == NOT_APPLICABLE

@@ -191,7 +191,7 @@ def make_fixture(root, program="calc-x"):
     fixture.plan_path.write_text('{"nodes": []}\n')
     fake_checkpoint(fixture.checkpoint_dir)
     from harness.fixtures import sha256_file
-    manifest = Manifest(program, "stream-exec-calc_1", sha256_file(fixture.plan_path), "d", {}, {})
+    manifest = Manifest(program, "stream-exec-calc_1", sha256_file(fixture.plan_path), "d" * 64, {}, {})
     fixture.manifest_path.write_text(json_text(manifest.to_json()))
     write_checksums(fixture.checksums_path, tree_checksums(fixture.checkpoint_dir, fixture.directory))
     return fixture, manifest

@@ -136,3 +136,38 @@ def test_the_gate_refuses_a_fixture_whose_manifest_names_a_newer_spark(calc_snap
     with pytest.raises(FixtureError, match=r"^fixture calc_1/calc-changelog: written by Spark "
                                            r"99.0.0, newer than the Spark"):
         restore_fixture(fixture, discover_programs())      # refused before any Spark session
+
+
+def test_generate_spark_runs_generate_in_the_release_environment_and_tracks_the_release(
+        calc_snapshots, monkeypatch):
+    from typer.testing import CliRunner
+
+    import harness.spark_releases as spark_releases
+    from harness.cli import app
+
+    calls = []
+
+    def fake_run(release, args, console):
+        calls.append((release, args))
+        (calc_snapshots / "calc_1" / "calc-changelog" / f"spark-{release}").mkdir()
+        return 0
+    monkeypatch.setattr(spark_releases, "run_in_release", fake_run)
+    result = CliRunner().invoke(app, ["generate", "--spark", "4.1.4", "--program", "calc-changelog",
+                                      "--snapshots", str(calc_snapshots)])
+    assert result.exit_code == 0, result.output
+    assert calls == [("4.1.4", ["generate", "--release-run", "--snapshots", str(calc_snapshots),
+                                "--program", "calc-changelog"])]
+    assert tracked_releases(calc_snapshots) == ("4.1.4",)
+
+
+def test_a_release_run_is_this_checkouts_harness_on_that_environments_python(tmp_path, monkeypatch):
+    import sys
+
+    from rich.console import Console
+
+    import harness.spark_releases as spark_releases
+
+    monkeypatch.setattr(spark_releases, "release_python", lambda release, console: Path(sys.executable))
+    assert spark_releases.run_in_release("4.1.4", ["list", "--snapshots", str(tmp_path)],
+                                         Console()) == 0
+    assert spark_releases.run_in_release("4.1.4", ["no-such-command"], Console()) != 0

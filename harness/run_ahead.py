@@ -4,7 +4,9 @@ A run is a streaming query of a handful of tiny micro-batches, and most of its t
 latency: Python workers starting and answering, state stores loading and committing, logs
 written between batches. One run at a time leaves the machine idle for much of that, so the
 gate keeps a few runs going at once on the one SparkSession (each query has its own
-checkpoint, output and query name, so runs share nothing but the JVM).
+checkpoint, output and query name, so runs share nothing but the JVM). Runs of one
+fixture (its restore and its migration check) never overlap: both resume copies of one
+checkpoint, so their queries have the same id, and Spark runs one query per id at a time.
 
 pytest stays the one runner: each test still stands for exactly one run and fails with that
 run's own error; only the work moves ahead of it. With one worker nothing runs ahead and
@@ -31,20 +33,36 @@ class RunAhead:
             ThreadPoolExecutor(workers, thread_name_prefix="gate-run") if workers > 1 else None)
         self._futures: dict[Hashable, Future] = {}
         self._lock = threading.Lock()
+        self._resources: dict[Hashable, threading.Lock] = {}
 
-    def schedule(self, key: Hashable, action: Callable[[], T]) -> None:
+    def schedule(self, key: Hashable, action: Callable[[], T],
+                 resource: Optional[Hashable] = None) -> None:
+        """Start `action` when a worker is free; actions of one `resource` one at a time."""
         if self._pool is None:
             return
+        run = self._exclusive(action, resource)
         with self._lock:
             if key not in self._futures:
-                self._futures[key] = self._pool.submit(action)
+                self._futures[key] = self._pool.submit(run)
 
-    def result(self, key: Hashable, action: Callable[[], T]) -> T:
+    def result(self, key: Hashable, action: Callable[[], T],
+               resource: Optional[Hashable] = None) -> T:
         """The scheduled run's result (raising what it raised), or `action()` here when
         `key` was never scheduled."""
         with self._lock:
             future = self._futures.pop(key, None)
-        return action() if future is None else future.result()
+        return self._exclusive(action, resource)() if future is None else future.result()
+
+    def _exclusive(self, action: Callable[[], T], resource: Optional[Hashable]) -> Callable[[], T]:
+        if resource is None:
+            return action
+        with self._lock:
+            lock = self._resources.setdefault(resource, threading.Lock())
+
+        def run() -> T:
+            with lock:
+                return action()
+        return run
 
     def close(self) -> None:
         """Cancel what has not started and wait for what has (a query is never left running)."""

@@ -74,10 +74,12 @@ def runs(request, programs, spark):
         params = getattr(getattr(item, "callspec", None), "params", {})
         if getattr(item, "originalname", None) == "test_restore":
             fixture = params["fixture"]
-            ahead.schedule(("restore", fixture.id), restore_action(fixture, programs, spark))
+            ahead.schedule(("restore", fixture.id), restore_action(fixture, programs, spark),
+                           resource=fixture.id)
         elif getattr(item, "originalname", None) == "test_migration":
             fixture = params["migrating"]
-            ahead.schedule(("migration", fixture.id), migration_action(fixture, programs, spark))
+            ahead.schedule(("migration", fixture.id), migration_action(fixture, programs, spark),
+                           resource=fixture.id)
         elif getattr(item, "originalname", None) == "test_semantic":
             program = params["program"]
             ahead.schedule(("semantic", program.id), semantic_action(program, spark))
@@ -120,13 +122,14 @@ def test_audit(check, programs, pytestconfig, spark):
 
 @pytest.mark.spark
 def test_restore(fixture, programs, spark, runs):
-    expect(lambda: runs.result(("restore", fixture.id), restore_action(fixture, programs, spark)))
+    expect(lambda: runs.result(("restore", fixture.id), restore_action(fixture, programs, spark),
+                               resource=fixture.id))
 
 
 @pytest.mark.spark
 def test_migration(migrating, programs, spark, runs):
     expect(lambda: runs.result(("migration", migrating.id),
-                               migration_action(migrating, programs, spark)))
+                               migration_action(migrating, programs, spark), resource=migrating.id))
 
 
 @pytest.mark.spark

@@ -23,7 +23,10 @@ def write_marker(checkpoint: Path) -> None:
     """Mark a new checkpoint as written by this engine release."""
     checkpoint.mkdir(parents=True, exist_ok=True)
     marker = {"engineVersion": ENGINE_VERSION, "sparkVersion": running_spark_version()}
-    (checkpoint / CHECKPOINT_MARKER).write_text(json.dumps(marker) + "\n")
+    # Atomically: a process killed while writing must not leave a truncated marker.
+    temporary = checkpoint / f".{CHECKPOINT_MARKER}.tmp"
+    temporary.write_text(json.dumps(marker) + "\n")
+    temporary.replace(checkpoint / CHECKPOINT_MARKER)
 
 
 @dataclass(frozen=True)

@@ -74,3 +74,31 @@ def test_close_cancels_what_has_not_started_and_waits_for_what_has():
 def test_at_least_one_worker():
     with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
         RunAhead(0)
+
+
+def test_runs_of_one_resource_never_overlap_while_others_go_ahead():
+    """A fixture's restore and migration check resume copies of one checkpoint: the same
+    Spark query id, which Spark runs once at a time."""
+    ahead = RunAhead(3)
+    running: dict[str, int] = {}
+    overlaps, lock = [], threading.Lock()
+
+    def run(resource):
+        def action():
+            with lock:
+                running[resource] = running.get(resource, 0) + 1
+                overlaps.append(running[resource] > 1)
+            time.sleep(0.1)
+            with lock:
+                running[resource] -= 1
+            return resource
+        return action
+
+    try:
+        for key, resource in [("restore a", "a"), ("migration a", "a"), ("restore b", "b")]:
+            ahead.schedule(key, run(resource), resource=resource)
+        assert [ahead.result(key, lambda: None, resource=key[-1])
+                for key in ("restore a", "migration a", "restore b")] == ["a", "a", "b"]
+        assert overlaps == [False, False, False]
+    finally:
+        ahead.close()

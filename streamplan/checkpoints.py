@@ -14,7 +14,7 @@ from typing import Any, Iterable, Optional
 from .errors import CheckpointError
 from .nodes.base import ExecNode
 from .nodes.metadata import check_state_version
-from .version import ENGINE_VERSION, parse_version, running_spark_version
+from .version import ENGINE_VERSION, is_version, parse_version, running_spark_version
 
 CHECKPOINT_MARKER = "streamplan.json"
 
@@ -51,7 +51,7 @@ def read_marker(checkpoint: Path) -> Marker:
                               ) from None
     for field_name, value in (("engineVersion", recorded.engine_version),
                               ("sparkVersion", recorded.spark_version)):
-        if value is not None and not _is_version(value):
+        if value is not None and not is_version(value):
             raise CheckpointError(f"{marker}: {field_name} must be a version string like "
                                   f"'4.3.0', not {value!r}")
     return recorded
@@ -82,9 +82,6 @@ def check_spark_release(written: Optional[str], where: str) -> None:
             f"Spark reads checkpoints of its own and older releases only. Restore it with "
             f"Spark {written} or newer (upgrade pyspark), or start from a new checkpoint")
 
-
-def _is_version(value: object) -> bool:
-    return isinstance(value, str) and re.fullmatch(r"\d{1,6}(\.\d{1,6}){1,3}", value) is not None
 
 
 # --- Spark's offsets and commits logs ------------------------------------------------------

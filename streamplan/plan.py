@@ -6,7 +6,6 @@ every node's type and version against the registry, and every node's fields.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,10 +18,9 @@ from .errors import PlanFormatError
 from .nodes import REGISTRY, ExecNode
 from .nodes.base import validation_problems
 from .nodes.metadata import Registry, check_plan_version
-from .version import ENGINE_VERSION, SPARK_VERSION
+from .version import ENGINE_VERSION, SPARK_VERSION, is_version
 
 _TOP_KEYS = ("engineVersion", "sparkVersion", "nodes", "edges")
-_VERSION = re.compile(r"^\d{1,6}(\.\d{1,6}){1,3}$")
 
 
 @dataclass(frozen=True)
@@ -136,7 +134,7 @@ def parse_plan_document(text: str, where: str = "<plan>") -> dict[str, Any]:
             raise PlanFormatError(f"{where}: '{key}' must be a JSON list, not "
                                   f"{type(raw[key]).__name__}")
     for key in ("engineVersion", "sparkVersion"):
-        if not isinstance(raw[key], str) or not _VERSION.match(raw[key]):
+        if not is_version(raw[key]):
             raise PlanFormatError(f"{where}: '{key}' is a version string like \"0.3\" or "
                                   f"\"4.3.0\", not {json.dumps(raw[key])[:40]}")
     return raw

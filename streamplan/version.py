@@ -1,4 +1,6 @@
 """The engine release this code is. Plans and checkpoints record it; node annotations compare to it."""
+import re
+
 ENGINE_VERSION = "0.3"
 SPARK_VERSION = "4.3.0"
 
@@ -9,6 +11,11 @@ def running_spark_version() -> str:
     from importlib.metadata import version
 
     return version("pyspark")
+
+
+def is_version(value: object) -> bool:
+    """A version string as plans and checkpoints record them ('0.3', '4.3.0'), bounded in size."""
+    return isinstance(value, str) and re.fullmatch(r"\d{1,6}(\.\d{1,6}){1,3}", value) is not None
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -1,9 +1,10 @@
 """`harness` command line: generate, restore, semantic, audit, gate, list.
 
     harness generate [--node calc] [--program calc-projection-filter] [--force]
-    harness restore  [--node calc] [--program ID]
+    harness restore  [--node calc] [--program ID] [--cluster | --master spark://host:port]
     harness audit    [--no-compile]
-    harness gate     [--junit out/gate.xml] [--gate-report out/gate.html]
+    harness gate     [--junit out/gate.xml] [--gate-report out/gate.html] [--cluster]
+    harness cluster image | up      the Spark cluster in Docker (harness.cluster)
 
 Expected failures print as readable messages and exit 1; no tracebacks.
 """
@@ -20,6 +21,7 @@ from streamplan.testing import StreamPlanError
 from .discovery import discover_programs, node_of, select_programs, short_name
 from .errors import HarnessError
 from .fixtures import DEFAULT_SNAPSHOTS, Fixture, scan_snapshots
+from .gate import CLUSTER_HELP, MASTER_HELP
 from .progress import Outcome, run_each
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -31,6 +33,12 @@ errors = Console(stderr=True)
 NODE = typer.Option(None, "--node", help="exec node, short or full name (e.g. calc)")
 PROGRAM = typer.Option(None, "--program", help="one program id")
 SNAPSHOTS = typer.Option(DEFAULT_SNAPSHOTS, "--snapshots", help="fixture root directory")
+CLUSTER = typer.Option(False, "--cluster", help=CLUSTER_HELP)
+MASTER = typer.Option(None, "--master", help=MASTER_HELP)
+
+
+def _say(line: str) -> None:
+    errors.print(line, highlight=False)
 
 
 def _fail(err: Exception) -> None:
@@ -98,17 +106,19 @@ def _select_fixtures(snapshots: Path, node: Optional[str], program: Optional[str
 
 @app.command()
 def restore(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
-            snapshots: Path = SNAPSHOTS):
+            snapshots: Path = SNAPSHOTS, cluster: bool = CLUSTER, master: Optional[str] = MASTER):
     """Restore every fixture (all registered versions) and compare with the expectations."""
+    from .cluster.cluster import spark_target
     from .restore import restore_fixture
 
     try:
         programs = discover_programs()
+        fixtures = _select_fixtures(snapshots, node, program)
+        with spark_target(cluster, master, _say):
+            outcomes = run_each(fixtures, lambda f: f.id, lambda f: restore_fixture(f, programs),
+                                "restore", console)
     except HarnessError as err:
         _fail(err)
-    fixtures = _select_fixtures(snapshots, node, program)
-    outcomes = run_each(fixtures, lambda f: f.id, lambda f: restore_fixture(f, programs),
-                        "restore", console)
     _finish(outcomes, "fixture(s) restored")
 
 
@@ -156,12 +166,16 @@ def gate(ctx: typer.Context,
          spark: Optional[str] = typer.Option(
              None, "--spark", metavar="RELEASE",
              help="run the gate on another PySpark release (its own environment, created "
-                  "once): the check before moving the pin (docs/fixtures.md)")):
+                  "once): the check before moving the pin (docs/fixtures.md)"),
+         cluster: bool = CLUSTER, master: Optional[str] = MASTER):
     """The PR gate: every audit check, fixture restore and program run, by pytest (extra
     arguments go to pytest, e.g. `harness gate -k interval-join`)."""
     from .gate import run_gate
     from .spark_releases import run_in_release
 
+    if spark is not None and (cluster or master):
+        _fail(HarnessError("--spark runs the gate locally in another release's environment; "
+                           "it does not combine with --cluster or --master"))
     if spark is not None:
         args = ["gate", "--snapshots", str(snapshots),
                 *([f"--junit={junit}"] if junit else []),
@@ -170,7 +184,56 @@ def gate(ctx: typer.Context,
             raise typer.Exit(code=run_in_release(spark, args, console))
         except HarnessError as err:
             _fail(err)
-    raise typer.Exit(code=run_gate(snapshots, junit, extra=ctx.args, report=report))
+    try:
+        code = run_gate(snapshots, junit, extra=ctx.args, report=report, cluster=cluster,
+                        master=master)
+    except HarnessError as err:
+        _fail(err)
+    raise typer.Exit(code=code)
+
+
+cluster_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                          help="The Spark standalone cluster in Docker (master + 2 workers on "
+                               "127.0.0.1) that `--cluster` runs on.")
+app.add_typer(cluster_app, name="cluster")
+
+
+@cluster_app.command("image")
+def cluster_image():
+    """Build the cluster's node image (debootstrap + docker import), or say it exists."""
+    from .cluster.engine import docker_client
+    from .cluster.image import ensure_image
+
+    try:
+        console.print(ensure_image(docker_client(), _say), highlight=False)
+    except HarnessError as err:
+        _fail(err)
+
+
+@cluster_app.command("up")
+def cluster_up(workers: int = typer.Option(2, help="number of workers (one core each)")):
+    """Start a cluster and keep it until Ctrl-C; prints the master URL to pass as --master."""
+    import time
+
+    from .cluster.cluster import SparkCluster, driver_environment
+
+    try:
+        with SparkCluster(workers=workers, say=_say) as cluster:
+            environment = driver_environment(cluster)
+            console.print(f"master: {cluster.master_url}
+shared directory (checkpoints, temp "
+                          f"files of drivers must be here): {environment['TMPDIR']}
+"
+                          f"e.g. TMPDIR={environment['TMPDIR']} harness restore --master "
+                          f"{cluster.master_url}
+Ctrl-C stops the cluster.", highlight=False)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                _say("stopping the cluster")
+    except HarnessError as err:
+        _fail(err)
 
 
 @app.command("list")

@@ -49,3 +49,7 @@ class AuditFailure(HarnessError):
         self.findings = list(findings)
         lines = "\n".join(f"  - {finding}" for finding in self.findings)
         super().__init__(f"audit failed with {len(self.findings)} finding(s):\n{lines}")
+
+
+class ClusterError(HarnessError):
+    """The Spark cluster in Docker cannot be built, started or reached; says why and what to do."""

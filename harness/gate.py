@@ -3,11 +3,12 @@ every program's semantic run), run by pytest, with JUnit XML, an HTML report and
 verdict.
 
     python -m harness.gate [--junit out/gate.xml] [--gate-report out/gate.html] [--snapshots DIR]
-                           [-- PYTEST ARGS...]
+                           [--cluster | --master spark://host:port] [-- PYTEST ARGS...]
 
 pytest is the gate's only runner (see harness.pytest_plugin), so `ci/gate`, `harness gate`,
 `./run.sh test` and `pytest restore_tests` run exactly the same checks. Exit status 0 only
-when every check passed.
+when every check passed. `--cluster` runs it on a Spark cluster in containers started for the
+run (harness.cluster), `--master` on an existing cluster; the checks are the same.
 """
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from typing import Optional, Sequence
 
 import typer
 
+from .errors import HarnessError
 from .fixtures import DEFAULT_SNAPSHOTS
+
+CLUSTER_HELP = ("run on a Spark standalone cluster (master + 2 workers) in Docker containers, "
+                "started for this run and removed after it (harness.cluster; builds its image "
+                "once)")
+MASTER_HELP = "run on an existing Spark cluster, e.g. spark://host:7077 (default: local[2])"
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 GATE_TESTS = REPOSITORY / "restore_tests"
@@ -38,12 +45,19 @@ def gate_arguments(snapshots: Path = DEFAULT_SNAPSHOTS, junit: Optional[Path] = 
 
 def run_gate(snapshots: Path = DEFAULT_SNAPSHOTS, junit: Optional[Path] = None,
              programs: str = "programs", extra: Sequence[str] = (),
-             report: Optional[Path] = None) -> int:
+             report: Optional[Path] = None, cluster: bool = False,
+             master: Optional[str] = None) -> int:
     """Run the gate in this process; returns pytest's exit status (0: every check passed).
-    `report`: write the HTML gate report (harness.gate_report) there."""
+    `report`: write the HTML gate report (harness.gate_report) there. `cluster`/`master`:
+    where Spark runs (harness.cluster.spark_target)."""
     import pytest
+    from rich.console import Console
 
-    return int(pytest.main(gate_arguments(snapshots, junit, programs, extra, report)))
+    from .cluster.cluster import spark_target
+
+    console = Console(stderr=True)
+    with spark_target(cluster, master, lambda line: console.print(line, highlight=False)):
+        return int(pytest.main(gate_arguments(snapshots, junit, programs, extra, report)))
 
 
 def main(pytest_args: Optional[list[str]] = typer.Argument(
@@ -52,9 +66,16 @@ def main(pytest_args: Optional[list[str]] = typer.Argument(
          report: Optional[Path] = typer.Option(None, "--gate-report", "--report",
                                           help="write the HTML gate report here"),
          snapshots: Path = typer.Option(DEFAULT_SNAPSHOTS, help="fixture root"),
-         programs: str = typer.Option("programs", help="package of table test programs")) -> None:
+         programs: str = typer.Option("programs", help="package of table test programs"),
+         cluster: bool = typer.Option(False, "--cluster", help=CLUSTER_HELP),
+         master: Optional[str] = typer.Option(None, "--master", help=MASTER_HELP)) -> None:
     """Audit + restore every fixture + run every program; non-zero exit on any failure."""
-    raise typer.Exit(code=run_gate(snapshots, junit, programs, pytest_args or (), report))
+    try:
+        code = run_gate(snapshots, junit, programs, pytest_args or (), report, cluster, master)
+    except HarnessError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(code=1) from None
+    raise typer.Exit(code=code)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,13 @@ def spark_session():
     return start()
 
 
+def stop_spark_session() -> None:
+    """Stop the process-wide SparkSession, if one runs (the next use starts a new one)."""
+    from .runtime.session import stop_session
+
+    stop_session()
+
+
 __all__ = [
     # environments and plans
     "TableEnvironment", "explain_plan", "source_scans", "normalize_rows", "CompiledPlan",

@@ -80,9 +80,11 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
         return _session
     master = master or os.environ.get("STREAMPLAN_MASTER", DEFAULT_MASTER)
     # Workers must run this interpreter, and all clocks read UTC so event times agree. On a
-    # cluster the executors need the interpreter's path, so the local launcher (which drops
-    # worker banners) is used for local masters only.
-    os.environ["PYSPARK_PYTHON"] = (worker_python() if master.startswith("local")
+    # cluster the executors start workers by the same path, so the launcher (which drops
+    # worker banners; it lives in the temp dir) is used only where they see this temp dir:
+    # locally, or where $STREAMPLAN_SHARED_TEMP says the cluster shares it (harness.cluster).
+    shared_temp = os.environ.get("STREAMPLAN_SHARED_TEMP") == "1"
+    os.environ["PYSPARK_PYTHON"] = (worker_python() if master.startswith("local") or shared_temp
                                     else sys.executable)
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["TZ"] = "UTC"
@@ -108,3 +110,13 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     session.dataSource.register(ValuesDataSource)
     _session = session
     return session
+
+
+def stop_session() -> None:
+    """Stop the process-wide SparkSession, if one runs; the next spark_session() starts anew
+    (on another master, say). A driver must stop before the cluster it runs on goes away, or
+    Spark reports every executor as lost."""
+    global _session
+    if _session is not None:
+        _session.stop()
+        _session = None

@@ -1,0 +1,12 @@
+"""A Spark standalone cluster in Docker for the restore gate: one master and two workers on
+the loopback interface, started through testcontainers.
+
+    image.py    the node image, built locally (debootstrap + docker import), cached by hash
+    engine.py   the Docker engine: reach it, or start it with ci/docker-engine
+    cluster.py  master + workers as containers; kill a worker, stop and start the cluster
+
+The containers hold the operating system and the JVM; Spark, Python and the project are the
+driver's own, mounted read-only at the same paths, so driver and executors cannot run
+different versions. A directory shared by driver and workers at the same path holds every
+checkpoint and feed file (the driver's temp dir points there while it uses the cluster).
+"""

@@ -4,6 +4,7 @@
 #   ./run.sh demo      generate + restore the flagship program (INTERVAL_JOIN_EARLY_FIRE)
 #                      and run the bundled orders example on local Spark
 #   ./run.sh test      the whole test suite (what CI runs)
+#   ./run.sh cluster   the restore gate on a Spark cluster in Docker (master + 2 workers)
 #   ./run.sh <cmd...>  any command inside the venv, e.g. ./run.sh harness audit
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -45,6 +46,13 @@ ensure_chromium() {
   fi
 }
 
+# The cluster tests (tests/test_cluster.py) and `cluster` run Spark in Docker containers:
+# ci/docker-engine installs Debian's docker.io and debootstrap and starts dockerd when missing.
+# A machine that cannot run an engine makes those tests fail with its reason.
+ensure_docker() {
+  bash ci/docker-engine || echo "warning: no Docker engine; the cluster tests will fail with the reason" >&2
+}
+
 ensure_venv() {
   local stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
   if [ ! -x .venv/bin/python ]; then
@@ -77,7 +85,13 @@ case "${1:-demo}" in
   test)
     shift
     ensure_chromium
+    ensure_docker
     python -m pytest -q "$@"
+    ;;
+  cluster)
+    shift
+    bash ci/docker-engine
+    exec bash ci/gate --cluster "$@"
     ;;
   *)
     exec "$@"

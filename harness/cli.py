@@ -212,7 +212,8 @@ def cluster_image():
 
 @cluster_app.command("up")
 def cluster_up(workers: int = typer.Option(2, help="number of workers (one core each)")):
-    """Start a cluster and keep it until Ctrl-C; prints the master URL to pass as --master."""
+    """Start a cluster and keep it until Ctrl-C; prints the environment a driver needs."""
+    import shlex
     import time
 
     from .cluster.cluster import SparkCluster, driver_environment
@@ -220,13 +221,11 @@ def cluster_up(workers: int = typer.Option(2, help="number of workers (one core 
     try:
         with SparkCluster(workers=workers, say=_say) as cluster:
             environment = driver_environment(cluster)
-            console.print(f"master: {cluster.master_url}
-shared directory (checkpoints, temp "
-                          f"files of drivers must be here): {environment['TMPDIR']}
-"
-                          f"e.g. TMPDIR={environment['TMPDIR']} harness restore --master "
-                          f"{cluster.master_url}
-Ctrl-C stops the cluster.", highlight=False)
+            console.print(f"master {cluster.master_url}; a driver on it needs this environment "
+                          f"(temp dirs in the directory the workers share):", highlight=False)
+            for key, value in environment.items():
+                console.print(f"export {key}={shlex.quote(value)}", markup=False, highlight=False)
+            console.print("then e.g. `harness restore`; Ctrl-C stops the cluster.", highlight=False)
             try:
                 while True:
                     time.sleep(3600)

@@ -1,0 +1,77 @@
+"""The cluster plumbing that needs no Docker engine: the image's tag, the paths mounted into
+the containers, the driver's environment, and the command line's refusals."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.cluster import cluster as cluster_module
+from harness.cluster import image
+from harness.cluster.cluster import SparkCluster, driver_environment, spark_target
+from harness.errors import ClusterError
+
+
+def test_the_image_tag_is_a_hash_of_the_recipe(monkeypatch):
+    tag = image.image_tag()
+    assert tag == image.image_tag()
+    assert tag.startswith(f"{image.REPOSITORY}:") and len(tag.split(":")[1]) == 16
+    monkeypatch.setattr(image, "PACKAGES", (*image.PACKAGES, "curl"))
+    assert image.image_tag() != tag, "a new package must give a new image"
+
+
+def test_the_driver_paths_cover_project_environment_and_interpreter():
+    paths = cluster_module._driver_paths()
+    for needed in (cluster_module.REPOSITORY_ROOT, Path(sys.prefix).resolve(),
+                   Path(sys.base_prefix).resolve(), Path(sys.executable).resolve()):
+        assert any(needed.is_relative_to(path) for path in paths), needed
+    # no path nested in another: each is mounted once
+    assert not any(a != b and a.is_relative_to(b) for a in paths for b in paths)
+
+
+def test_a_python_in_a_system_directory_is_refused_with_the_remedy(monkeypatch):
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    with pytest.raises(ClusterError, match="system directory.*pyenv"):
+        cluster_module._driver_paths()
+
+
+def test_the_driver_environment_points_master_and_temp_dir_at_the_cluster():
+    cluster = SparkCluster()
+    cluster.master_port = 7177
+    try:
+        env = driver_environment(cluster)
+        assert env["STREAMPLAN_MASTER"] == "spark://127.0.0.1:7177"
+        assert Path(env["TMPDIR"]).is_relative_to(cluster.shared) and Path(env["TMPDIR"]).is_dir()
+        assert "spark.shuffle.readHostLocalDisk=false" in env["PYSPARK_SUBMIT_ARGS"]
+        assert env["STREAMPLAN_SHARED_TEMP"] == "1"
+    finally:
+        cluster.close()
+    assert not cluster.shared.exists()
+
+
+def test_an_existing_master_is_set_for_the_run_and_restored_after(monkeypatch):
+    monkeypatch.setenv("STREAMPLAN_MASTER", "local[2]")
+    with spark_target(master="spark://10.0.0.1:7077") as running:
+        assert running is None and os.environ["STREAMPLAN_MASTER"] == "spark://10.0.0.1:7077"
+    assert os.environ["STREAMPLAN_MASTER"] == "local[2]"
+    assert tempfile.gettempdir() != ""
+
+
+def test_cluster_and_master_together_are_refused():
+    with pytest.raises(ClusterError, match="not both"):
+        with spark_target(cluster=True, master="spark://h:7077"):
+            pass
+    result = CliRunner().invoke(app, ["restore", "--cluster", "--master", "spark://h:7077"])
+    assert result.exit_code == 1 and "not both" in " ".join(result.output.split())
+    result = CliRunner().invoke(app, ["gate", "--spark", "4.1.4", "--cluster"])
+    assert result.exit_code == 1 and "does not combine" in " ".join(result.output.split())
+
+
+def test_a_cluster_needs_a_worker():
+    with pytest.raises(ClusterError, match="at least one worker"):
+        SparkCluster(workers=0)

@@ -88,13 +88,14 @@ class SparkCluster:
                 "master", ["org.apache.spark.deploy.master.Master", "--host", HOST,
                            "--port", str(self.master_port), "--webui-port", str(self.master_ui_port)],
                 "I have been elected leader")
-            self._workers = [self._container(
-                f"worker-{index}",
-                ["org.apache.spark.deploy.worker.Worker", "--host", HOST,
-                 "--port", str(_free_port()), "--webui-port", str(_free_port()),
-                 "--cores", "1", "--memory", WORKER_MEMORY,
-                 "--work-dir", str(self.shared / "work" / f"worker-{index}"), self.master_url],
-                "Successfully registered with master") for index in range(self.workers)]
+            for index in range(self.workers):     # one by one: stop() removes those started
+                self._workers.append(self._container(
+                    f"worker-{index}",
+                    ["org.apache.spark.deploy.worker.Worker", "--host", HOST,
+                     "--port", str(_free_port()), "--webui-port", str(_free_port()),
+                     "--cores", "1", "--memory", WORKER_MEMORY,
+                     "--work-dir", str(self.shared / "work" / f"worker-{index}"), self.master_url],
+                    "Successfully registered with master"))
         except BaseException:
             self.stop()
             raise

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.cluster import cluster as cluster_module
 from harness.cluster import image
-from harness.cluster.cluster import SparkCluster, driver_environment, spark_target
+from harness.cluster.cluster import (SparkCluster, driver_environment, environment_set,
+                                     spark_target)
 from harness.errors import ClusterError
 
 
@@ -60,6 +61,18 @@ def test_an_existing_master_is_set_for_the_run_and_restored_after(monkeypatch):
         assert running is None and os.environ["STREAMPLAN_MASTER"] == "spark://10.0.0.1:7077"
     assert os.environ["STREAMPLAN_MASTER"] == "local[2]"
     assert tempfile.gettempdir() != ""
+
+
+def test_environment_set_restores_set_variables_and_removes_new_ones(monkeypatch):
+    monkeypatch.setenv("STREAMPLAN_TEST_KEPT", "before")
+    monkeypatch.delenv("STREAMPLAN_TEST_NEW", raising=False)
+    with pytest.raises(RuntimeError):
+        with environment_set({"STREAMPLAN_TEST_KEPT": "during", "STREAMPLAN_TEST_NEW": "x"}):
+            assert os.environ["STREAMPLAN_TEST_KEPT"] == "during"
+            assert os.environ["STREAMPLAN_TEST_NEW"] == "x"
+            raise RuntimeError("the body fails; the environment is restored all the same")
+    assert os.environ["STREAMPLAN_TEST_KEPT"] == "before"
+    assert "STREAMPLAN_TEST_NEW" not in os.environ
 
 
 def test_cluster_and_master_together_are_refused():

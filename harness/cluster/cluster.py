@@ -190,21 +190,29 @@ class SparkCluster:
 def driver_on(cluster: SparkCluster) -> Iterator[None]:
     """Run this process's driver against `cluster`: spark_session() connects to its master,
     and temp dirs (checkpoints, feed files) are made in the directory the workers share."""
-    environment = driver_environment(cluster)
-    saved = {key: os.environ.get(key) for key in environment}
     saved_tempdir = tempfile.tempdir
-    os.environ.update(environment)
-    tempfile.tempdir = None          # re-read from TMPDIR
+    with environment_set(driver_environment(cluster)):
+        tempfile.tempdir = None          # re-read from TMPDIR
+        try:
+            yield
+        finally:
+            stop_spark_session()         # before the cluster goes: no executor reported lost
+            tempfile.tempdir = saved_tempdir
+
+
+@contextmanager
+def environment_set(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for the duration; each is restored (or removed) after."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        stop_spark_session()         # before the cluster goes: no executor reported lost
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        tempfile.tempdir = saved_tempdir
 
 
 # Every executor advertises 127.0.0.1, so Spark takes them for one host and reads another
@@ -269,14 +277,5 @@ def spark_target(cluster: bool = False, master: Optional[str] = None,
         with SparkCluster(say=say) as running, driver_on(running):
             yield running
         return
-    saved = os.environ.get("STREAMPLAN_MASTER")
-    if master:
-        os.environ["STREAMPLAN_MASTER"] = master
-    try:
+    with environment_set({"STREAMPLAN_MASTER": master} if master else {}):
         yield None
-    finally:
-        if master:
-            if saved is None:
-                os.environ.pop("STREAMPLAN_MASTER", None)
-            else:
-                os.environ["STREAMPLAN_MASTER"] = saved

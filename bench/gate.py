@@ -15,8 +15,8 @@ the gate does. The headline is the whole gate's seconds per fixture, JVM start i
 figure issue 9 sets at <= 3 s.
 
 Breakdown: JVM start, audit, compile, and per run kind the count, the summed run time and the
-mean; per run its micro-batches and their wall time (a StreamingQueryListener notes when each
-query's progress arrives; Spark's own per-phase durations read the query's trigger clock, and
+mean; per query its micro-batches and their wall time, taken where each batch's output is
+written (see BatchClock; Spark's own per-phase durations read the query's trigger clock, and
 the harness runs queries on a manual clock, so they are zero). With several workers a run's
 time includes waiting for the cores, so the sum of run times exceeds the wall time.
 See bench/README.md for recorded figures.
@@ -40,37 +40,39 @@ sys.path.insert(0, str(REPO))
 KINDS = ("restore", "migration", "semantic")
 
 
-class ProgressClock:
-    """Wall time between a query's start and each of its progress events, per query id."""
+class BatchClock:
+    """Wall time from a query's start to each of its micro-batches, per query.
 
-    def __init__(self, spark):
-        from pyspark.sql.streaming import StreamingQueryListener
+    Every query writes through a `values` sink: a ChangelogSinkWriter made just before the
+    query starts and called once per micro-batch, in this process. Timing those calls costs
+    nothing the gate does not do anyway. (A StreamingQueryListener did this before, but PySpark
+    turns every progress event into Python objects through dozens of py4j calls, each looking
+    classes up in every jar: in a JFR profile that was 29% of the JVM's CPU, and it inflated
+    the figures it measured.)"""
+
+    def __init__(self):
+        from streamplan.runtime.changelog_sink import ChangelogSinkWriter
 
         clock = self
         self.lock = threading.Lock()
-        self.started: dict[str, float] = {}
+        self.last: dict[str, float] = {}
         self.batches: dict[str, list[float]] = {}
+        made, called = ChangelogSinkWriter.__init__, ChangelogSinkWriter.__call__
 
-        class Listener(StreamingQueryListener):
-            def onQueryStarted(self, event):
-                with clock.lock:
-                    clock.started[str(event.id)] = time.perf_counter()
+        def init(writer, directory, names):
+            made(writer, directory, names)
+            with clock.lock:
+                clock.last[writer.directory] = time.perf_counter()
 
-            def onQueryProgress(self, event):
-                now = time.perf_counter()
-                with clock.lock:
-                    key = str(event.progress.id)
-                    last = clock.started.get(key, now)
-                    clock.batches.setdefault(key, []).append(now - last)
-                    clock.started[key] = now
+        def call(writer, frame, batch_id):
+            called(writer, frame, batch_id)
+            now = time.perf_counter()
+            with clock.lock:
+                clock.batches.setdefault(writer.directory, []).append(
+                    now - clock.last.get(writer.directory, now))
+                clock.last[writer.directory] = now
 
-            def onQueryIdle(self, event):
-                pass
-
-            def onQueryTerminated(self, event):
-                pass
-
-        spark.streams.addListener(Listener())
+        ChangelogSinkWriter.__init__, ChangelogSinkWriter.__call__ = init, call
 
     def all_batches(self) -> list[list[float]]:
         with self.lock:
@@ -117,7 +119,7 @@ def measure(workers: int, node: Optional[str], limit: Optional[int]) -> dict:
     older = [fixture for fixture in fixtures if migration_case(fixture) is not None]
     if limit:
         programs, fixtures, older = programs[:limit], fixtures[:limit], older[:limit]
-    clock = ProgressClock(spark)
+    clock = BatchClock()
     phases: dict[str, float] = {"jvm": jvm}
 
     begun = time.perf_counter()
@@ -152,7 +154,6 @@ def measure(workers: int, node: Optional[str], limit: Optional[int]) -> dict:
     finally:
         ahead.close()
     phases["runs"] = time.perf_counter() - begun
-    time.sleep(0.5)                                  # the listener bus is asynchronous
     batches = clock.all_batches()
     return {"workers": workers, "fixtures": len(fixtures), "programs": len(programs),
             "older": len(older), "total": time.perf_counter() - started, "phases": phases,

@@ -38,15 +38,38 @@ _CONF = {
 
 _session = None
 
+# The launcher Spark starts every Python worker through (PYSPARK_PYTHON) does two things.
+#
 # PySpark's transformWithState driver worker prints banners ("Starting Streaming
 # TransformWithStateInPandas Python worker.", "... Completed execution of UDF: ...") to its
 # stdout for every query start, and Spark copies a worker's stdout and stderr to the
 # driver's stderr. The worker talks to the JVM over a socket, never over stdout, so its
 # stdout is dropped at the source; its stderr (tracebacks) still reaches the user, and its
 # errors also come back through the socket as the query's failure.
+#
+# Spark puts its own copy of PySpark, <pyspark>/python/lib/pyspark.zip, first on every
+# worker's PYTHONPATH. A zip holds no compiled bytecode, so each new worker process compiled
+# PySpark from source: ~1.3 s of CPU for each source runner and transformWithState driver
+# worker, two or three per query, most of a restore's start. The same package, compiled, is
+# the one this interpreter imports (the zip ships inside it), so the launcher drops exactly
+# that zip from PYTHONPATH and leaves every other entry as Spark set it.
 _TWS_DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"
 _WORKER_LAUNCHER = """#!/bin/sh
 # Written by streamplan.runtime.session: starts Spark's Python workers with {python}.
+# PySpark is imported compiled from the interpreter's site-packages, not from Spark's zip.
+set -f
+kept=
+old_ifs=$IFS
+IFS=:
+for entry in $PYTHONPATH; do
+  case "$entry" in
+    {zip}) ;;
+    *) kept="${{kept:+$kept:}}$entry" ;;
+  esac
+done
+IFS=$old_ifs
+PYTHONPATH=$kept
+export PYTHONPATH
 # The transformWithState driver worker's stdout holds only banners: discard it, keep stderr.
 case " $* " in
   *" {module} "*) exec {quoted} "$@" >/dev/null ;;
@@ -55,12 +78,19 @@ exec {quoted} "$@"
 """
 
 
+def pyspark_zip() -> Path:
+    """The zip of PySpark that Spark puts on its Python workers' PYTHONPATH."""
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent / "python" / "lib" / "pyspark.zip"
+
+
 def worker_python(python: str = sys.executable) -> str:
     """The executable Spark starts Python workers with: `python` behind a launcher that
-    silences the transformWithState driver worker's banners. The launcher lives in a
-    per-user temp dir, named by its content, written atomically."""
+    imports PySpark compiled and silences the transformWithState driver worker's banners.
+    The launcher lives in a per-user temp dir, named by its content, written atomically."""
     text = _WORKER_LAUNCHER.format(python=python, quoted=shlex.quote(python),
-                                   module=_TWS_DRIVER_WORKER)
+                                   module=_TWS_DRIVER_WORKER, zip=shlex.quote(str(pyspark_zip())))
     directory = Path(tempfile.gettempdir()) / f"streamplan-{os.getuid()}"
     path = directory / f"python-worker-{hashlib.sha256(text.encode()).hexdigest()[:16]}.sh"
     if not path.exists():

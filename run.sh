@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point that sets everything up on a fresh machine (Java 17, the venv, the
+# One entry point that sets everything up on a fresh machine (a JDK 17, the venv, the
 # project) and then runs what you ask for:
 #   ./run.sh demo      generate + restore the flagship program (INTERVAL_JOIN_EARLY_FIRE)
 #                      and run the bundled orders example on local Spark
@@ -17,16 +17,18 @@ java_major() {
 }
 
 ensure_java() {
-  if command -v java >/dev/null 2>&1 && [ "$(java_major)" -ge 17 ] 2>/dev/null; then
+  # A JDK, not only a JVM: streamplan's values source is Java, compiled on first use (javac).
+  if command -v java >/dev/null 2>&1 && [ "$(java_major)" -ge 17 ] 2>/dev/null \
+      && command -v javac >/dev/null 2>&1 && command -v jar >/dev/null 2>&1; then
     return
   fi
-  say "installing Java 17 (Spark needs a JVM)"
+  say "installing a JDK 17 (Spark needs a JVM; streamplan's values source is compiled with javac)"
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jdk-headless >/dev/null
   else
-    echo "error: Java 17+ is required and apt-get is not available; install a JDK 17 and retry" >&2
+    echo "error: a JDK 17+ (java, javac, jar) is required and apt-get is not available; install one and retry" >&2
     exit 1
   fi
 }

@@ -148,12 +148,11 @@ def write_feeds(plan, work: Workload, directory: Path) -> dict[str, str]:
     for scan in source_scans(plan):
         name = scan.table.identifier
         rows = work.left if name == "L" else work.right
-        columns = [(f.name, f.type.text) for f in scan.row_type.fields]
         encoded = [[[END_OF_INPUT_CODE if kind is None else kind.code,
                      [to_json(value) for value in values]] for kind, values in step]
                    for step in steps_of(rows, work.batches)]
-        path = directory / f"{name}.json"
-        write_feed(path, columns, encoded)
+        path = directory / f"{name}.arrow"
+        write_feed(path, scan.row_type, encoded)
         files[name] = str(path)
     return files
 
@@ -334,15 +333,14 @@ def source_frame(spark, plan, feed: str, watermark: bool):
     the end of time through withWatermark and is dropped after it, exactly as streamplan's
     watermark assigner does, so both engines evict all state in the final tick."""
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     from streamplan.api import source_scans
     from streamplan.changelog import END_OF_INPUT_CODE, OP_COLUMN
     from streamplan.nodes.watermark_assigner import END_OF_TIME
+    from streamplan.runtime.values_source import read_stream
 
     scan = source_scans(plan)[0]
-    schema = scan.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-    frame = spark.readStream.format("values").schema(schema).option("feed", feed).load()
+    frame = read_stream(spark, scan.row_type, feed)
     is_end = F.col(OP_COLUMN) == F.lit(END_OF_INPUT_CODE)
     if not watermark:
         return frame.filter(~is_end)

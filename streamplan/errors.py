@@ -68,3 +68,7 @@ class ExecutionError(StreamPlanError):
 
 class NotNullViolation(ExecutionError):
     """A NULL reached a NOT NULL sink column while the enforcer is ERROR."""
+
+
+class EnvironmentSetupError(StreamPlanError):
+    """Something this machine must provide is missing (a JDK to build the JVM source, ...)."""

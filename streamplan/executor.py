@@ -26,7 +26,7 @@ from .options import Configuration
 from .plan import CompiledPlan
 from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
 from .runtime.manual_clock import start_at
-from .runtime.values_source import register_for_run, write_feed
+from .runtime.values_source import write_feed
 
 log = logging.getLogger("streamplan.executor")
 
@@ -98,8 +98,7 @@ class PlanExecutor:
         with tempfile.TemporaryDirectory(prefix="streamplan-feeds-") as feed_dir:
             feed_files = self._write_feeds(Path(feed_dir), feeds)
             ctx = TranslateContext(self.spark, self.config, feed_files,
-                                   self._scans_feeding_watermarks(), plan=self.plan,
-                                   source_format=register_for_run(self.spark))
+                                   self._scans_feeding_watermarks(), plan=self.plan)
             frames: dict[int, object] = {}
             result = RunResult()
             for sink in self.plan.sinks:
@@ -130,11 +129,10 @@ class PlanExecutor:
             steps = feeds.get(name)
             if steps is None:
                 continue
-            columns = [(f.name, f.type.text) for f in scan.row_type.fields]
             encoded = [[[END_OF_INPUT_CODE if kind is None else kind.code, list(_json_row(values))]
                         for kind, values in step] for step in steps]
-            path = directory / f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{scan.id}.json"
-            write_feed(path, columns, encoded)
+            path = directory / f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{scan.id}.arrow"
+            write_feed(path, scan.row_type, encoded)
             files[name] = str(path)
         return files
 

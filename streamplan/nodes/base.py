@@ -171,7 +171,6 @@ class TranslateContext:
     feeds: dict[str, str] = field(default_factory=dict)          # table name -> feed file
     keep_end_of_input: set[int] = field(default_factory=set)     # scan ids feeding a watermark
     plan: Any = None                                             # the CompiledPlan
-    source_format: str = "values"                                # the run's values source
 
     def input_types(self, node: ExecNode) -> list[RowType]:
         return [producer.row_type for producer in self.plan.inputs_of(node)]

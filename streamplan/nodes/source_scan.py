@@ -19,16 +19,15 @@ class StreamExecTableSourceScan(ExecNode):
 
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F
-        from pyspark.sql import types as T
+
+        from ..runtime.values_source import read_stream
 
         feed = ctx.feeds.get(self.table.identifier)
         if feed is None:
             raise ExecutionError(
                 f"node {self.id}: no data bound to table '{self.table.identifier}'; give the values "
                 f"table a 'path' option or bind rows for it when executing")
-        schema = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-        frame = (ctx.spark.readStream.format(ctx.source_format).schema(schema)
-                 .option("feed", feed).load())
+        frame = read_stream(ctx.spark, self.row_type, feed)
         if self.id not in ctx.keep_end_of_input:
             frame = frame.filter(F.col(OP_COLUMN) != F.lit(END_OF_INPUT_CODE))
         return frame

@@ -123,7 +123,7 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     time.tzset()
     from pyspark.sql import SparkSession
 
-    from .values_source import ValuesDataSource
+    from .jvm import streamplan_jar
 
     builder = SparkSession.builder.appName("streamplan").master(master)
     partitions = shuffle_partitions or int(os.environ.get("STREAMPLAN_SHUFFLE_PARTITIONS",
@@ -135,9 +135,9 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     builder = builder.config("spark.driver.extraJavaOptions",
                              f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}")
     builder = builder.config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
+    builder = builder.config("spark.jars", str(streamplan_jar()))    # the values source
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(os.environ.get("STREAMPLAN_SPARK_LOG_LEVEL", "ERROR"))
-    session.dataSource.register(ValuesDataSource)
     _session = session
     return session
 

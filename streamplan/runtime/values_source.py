@@ -38,21 +38,24 @@ def write_feed(path: Path, row_type: RowType, steps: list[list[list]]) -> None:
     """steps: [[ [kind_code, [json values...]], ...], ...] — one inner list per micro-batch.
     End-of-input markers carry no values (every column NULL)."""
     import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.worker.plan_data_source_read import records_to_arrow_batches
 
     schema = feed_schema(row_type)
     types = [field.type for field in row_type.fields]
-    arrow_schema = to_arrow_schema(schema, timezone="UTC")
+
+    def arrow_batch(rows: list[tuple]):
+        (batch,) = records_to_arrow_batches(iter(rows), len(rows), schema, None)
+        return batch
+
+    # The Arrow schema as the conversion makes it (its arguments differ between releases).
+    arrow_schema = arrow_batch([(None,) * len(types) + (END_OF_INPUT_CODE,)]).schema
     with pa.OSFile(str(path), "wb") as out, pa.ipc.new_file(out, arrow_schema) as writer:
         for step in steps:
             rows = [(None,) * len(types) + (kind,) if kind == END_OF_INPUT_CODE else
                     tuple(to_python(v, t) for v, t in zip(values, types)) + (kind,)
                     for kind, values in step]
-            batches = list(records_to_arrow_batches(iter(rows), max(len(rows), 1), schema,
-                                                    None))
             # one record batch per step, empty steps included: the batch index is the step
-            writer.write_batch(batches[0] if batches else
+            writer.write_batch(arrow_batch(rows) if rows else
                                pa.RecordBatch.from_pylist([], schema=arrow_schema))
 
 

@@ -6,7 +6,7 @@ The query is a regular join feeding a group aggregate (two transformWithState no
 RocksDB), compiled from SQL, written by the `values` sink (one file per micro-batch, a
 replayed batch id writes nothing). It runs in tests/kill_restart_driver.py, a process of its
 own with its own JVM; the test kills the driver's whole process group (the JVM and the Python
-source runners in it) and the groups of PySpark's worker daemons (each makes its own), and
+workers it starts) and the groups of PySpark's worker daemons (each makes its own), and
 checks that none of their processes survives.
 
 The data is seeded and made so that every micro-batch joins at most one order (an order

@@ -49,8 +49,8 @@ _session = None
 #
 # Spark puts its own copy of PySpark, <pyspark>/python/lib/pyspark.zip, first on every
 # worker's PYTHONPATH. A zip holds no compiled bytecode, so each new worker process compiled
-# PySpark from source: ~1.3 s of CPU for each source runner and transformWithState driver
-# worker, two or three per query, most of a restore's start. The same package, compiled, is
+# PySpark from source: ~1.3 s of CPU for each one (a transformWithState driver worker per
+# stateful query, a worker per task with Python code). The same package, compiled, is
 # the one this interpreter imports (the zip ships inside it), so the launcher drops exactly
 # that zip from PYTHONPATH and leaves every other entry as Spark set it.
 _TWS_DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
@@ -233,7 +234,7 @@ public final class ValuesSource implements TableProvider {
   static final class StepsReader implements PartitionReader<InternalRow> {
     private final BufferAllocator allocator = new RootAllocator();
     private final ArrowStreamReader stream;
-    private Iterator<InternalRow> rows = java.util.Collections.emptyIterator();
+    private Iterator<InternalRow> rows = Collections.emptyIterator();
     private InternalRow current;
 
     StepsReader(byte[] arrowStream) {

@@ -129,8 +129,7 @@ def ts(ms: int) -> datetime:
 
 def steps_of(rows: list[tuple[int, int, int]], batches: int) -> list[list]:
     """Micro-batch steps of feed rows: the data batches, then end of input and a tick."""
-    from streamplan.changelog import RowKind
-    from streamplan.executor import END_OF_INPUT
+    from streamplan.changelog import END_OF_INPUT, RowKind
 
     steps = [[(RowKind.INSERT, (k, v, ts(t))) for k, v, t in chunk]
              for chunk in chunks(rows, batches)]
@@ -140,19 +139,14 @@ def steps_of(rows: list[tuple[int, int, int]], batches: int) -> list[list]:
 def write_feeds(plan, work: Workload, directory: Path) -> dict[str, str]:
     """Feed files in the values connector's format, as PlanExecutor._write_feeds writes them."""
     from streamplan.api import source_scans
-    from streamplan.changelog import END_OF_INPUT_CODE
-    from streamplan.runtime.rows import to_json
     from streamplan.runtime.values_source import write_feed
 
     files = {}
     for scan in source_scans(plan):
         name = scan.table.identifier
         rows = work.left if name == "L" else work.right
-        encoded = [[[END_OF_INPUT_CODE if kind is None else kind.code,
-                     [to_json(value) for value in values]] for kind, values in step]
-                   for step in steps_of(rows, work.batches)]
         path = directory / f"{name}.arrow"
-        write_feed(path, scan.row_type, encoded)
+        write_feed(path, scan.row_type, steps_of(rows, work.batches))
         files[name] = str(path)
     return files
 

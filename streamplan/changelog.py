@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Optional
 
 
 class RowKind(Enum):
@@ -36,6 +37,10 @@ _BY_CODE = {kind.code: kind for kind in RowKind}
 # through the watermark assigner and is dropped right after it. Never reaches a sink.
 END_OF_INPUT_CODE = 9
 OP_COLUMN = "__op"
+
+# A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
+FeedRow = tuple[Optional[RowKind], tuple]
+END_OF_INPUT: FeedRow = (None, ())
 
 INSERT_ONLY: frozenset[RowKind] = frozenset({RowKind.INSERT})
 ALL_KINDS: frozenset[RowKind] = frozenset(RowKind)

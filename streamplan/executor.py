@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from .changelog import END_OF_INPUT_CODE, RowKind
+from .changelog import END_OF_INPUT, FeedRow
 from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms, write_marker,
                           written_by)
 from .errors import ExecutionError, PlanFormatError
@@ -30,9 +30,6 @@ from .runtime.values_source import write_feed
 
 log = logging.getLogger("streamplan.executor")
 
-# A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
-FeedRow = tuple[Optional[RowKind], tuple]
-END_OF_INPUT: FeedRow = (None, ())
 
 
 def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
@@ -129,10 +126,8 @@ class PlanExecutor:
             steps = feeds.get(name)
             if steps is None:
                 continue
-            encoded = [[[END_OF_INPUT_CODE if kind is None else kind.code, list(_json_row(values))]
-                        for kind, values in step] for step in steps]
             path = directory / f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{scan.id}.arrow"
-            write_feed(path, scan.row_type, encoded)
+            write_feed(path, scan.row_type, steps)
             files[name] = str(path)
         return files
 
@@ -198,12 +193,6 @@ class PlanExecutor:
             on_progress(table, len(query.recentProgress))
         new_ids = [batch for batch in batch_ids(directory) if batch not in before]
         return SinkOutput(table, sink, read_batches(directory, sink.row_type, new_ids))
-
-
-def _json_row(values: tuple) -> tuple:
-    from .runtime.rows import to_json
-
-    return tuple(to_json(value) for value in values)
 
 
 # Error classes that only wrap the real cause.

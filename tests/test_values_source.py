@@ -9,15 +9,16 @@ import shutil
 import pyarrow as pa
 import pytest
 
-from streamplan.changelog import END_OF_INPUT_CODE
+from streamplan.changelog import END_OF_INPUT, END_OF_INPUT_CODE, RowKind
 from streamplan.errors import EnvironmentSetupError
 from streamplan.runtime import jvm
 from streamplan.runtime.values_source import read_stream, write_feed
 from streamplan.types import parse_row_type
 
 ROW_TYPE = parse_row_type("ROW<`k` INT, `t` TIMESTAMP(3)>")
-STEPS = [[[0, [1, "2024-01-01 10:00:01"]]], [], [[0, [2, "2024-01-01 10:00:02.500"]],
-                                                 [END_OF_INPUT_CODE, []]]]
+INSERT = RowKind.INSERT
+STEPS = [[(INSERT, (1, dt.datetime(2024, 1, 1, 10, 0, 1)))], [],
+         [(INSERT, (2, "2024-01-01 10:00:02.500")), END_OF_INPUT]]   # typed or JSON values
 
 
 def test_a_feed_holds_one_arrow_batch_per_step_empty_steps_included(tmp_path):
@@ -36,7 +37,7 @@ def test_a_feed_holds_one_arrow_batch_per_step_empty_steps_included(tmp_path):
 
 def test_a_value_the_column_cannot_hold_is_refused_when_the_feed_is_written(tmp_path):
     with pytest.raises(ValueError, match="not a timestamp"):
-        write_feed(tmp_path / "feed.arrow", ROW_TYPE, [[[0, [1, "noon"]]]])
+        write_feed(tmp_path / "feed.arrow", ROW_TYPE, [[(INSERT, (1, "noon"))]])
 
 
 def run_steps(spark, feed, checkpoint, batches):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..changelog import END_OF_INPUT_CODE, OP_COLUMN
+from ..changelog import END_OF_INPUT_CODE, OP_COLUMN, FeedRow
 from ..types import RowType
 from .rows import to_python
 
@@ -34,9 +34,10 @@ def feed_schema(row_type: RowType):
     return row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
 
 
-def write_feed(path: Path, row_type: RowType, steps: list[list[list]]) -> None:
-    """steps: [[ [kind_code, [json values...]], ...], ...] — one inner list per micro-batch.
-    End-of-input markers carry no values (every column NULL)."""
+def write_feed(path: Path, row_type: RowType, steps: list[list[FeedRow]]) -> None:
+    """steps: the feed rows of each micro-batch. Values are converted for their columns as
+    `rows.to_python` does (typed values pass unchanged; a value the column cannot hold is a
+    ValueError). End-of-input markers carry no values (every column NULL)."""
     import pyarrow as pa
     from pyspark.sql.worker.plan_data_source_read import records_to_arrow_batches
 
@@ -51,8 +52,8 @@ def write_feed(path: Path, row_type: RowType, steps: list[list[list]]) -> None:
     arrow_schema = arrow_batch([(None,) * len(types) + (END_OF_INPUT_CODE,)]).schema
     with pa.OSFile(str(path), "wb") as out, pa.ipc.new_file(out, arrow_schema) as writer:
         for step in steps:
-            rows = [(None,) * len(types) + (kind,) if kind == END_OF_INPUT_CODE else
-                    tuple(to_python(v, t) for v, t in zip(values, types)) + (kind,)
+            rows = [(None,) * len(types) + (END_OF_INPUT_CODE,) if kind is None else
+                    tuple(to_python(v, t) for v, t in zip(values, types)) + (kind.code,)
                     for kind, values in step]
             # one record batch per step, empty steps included: the batch index is the step
             writer.write_batch(arrow_batch(rows) if rows else

@@ -77,6 +77,9 @@ public final class ValuesSource implements TableProvider {
       return "values";
     }
 
+    // Deprecated for columns() since Spark 3.4, whose default derives the columns from this;
+    // implementing columns() instead would leave schema() throwing for callers that still use it.
+    @SuppressWarnings("deprecation")
     @Override
     public StructType schema() {
       return schema;

@@ -1,4 +1,5 @@
-"""streamplan's JVM code (the `values` source, `jvm/*.java`), built into a jar for Spark.
+"""streamplan's JVM code (`jvm/*.java`: the `values` source, and the local file system of
+local sessions), built into a jar for Spark.
 
 The jar is compiled on first use with the JDK's `javac`, against the jars of the PySpark
 that runs it, and cached under a name made of the sources' hash and the PySpark version:

@@ -15,6 +15,7 @@ from typing import Optional
 
 DEFAULT_MASTER = "local[2]"
 DEFAULT_SHUFFLE_PARTITIONS = 2
+LOCAL_FILE_SYSTEM = "streamplan.fs.NioLocalFileSystem"
 
 _CONF = {
     # Stateful nodes run on transformWithState, which needs RocksDB; set before any batch.
@@ -140,7 +141,13 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     builder = builder.config("spark.driver.extraJavaOptions",
                              f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}")
     builder = builder.config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
-    builder = builder.config("spark.jars", str(streamplan_jar()))    # the values source
+    jar = streamplan_jar()
+    builder = builder.config("spark.jars", str(jar))    # the values source, for executors
+    if master.startswith("local"):
+        # Local files without a chmod process per file (jvm/NioLocalFileSystem.java). Hadoop
+        # resolves the class before spark.jars is loaded, so it is on the JVM's class path too.
+        builder = builder.config("spark.driver.extraClassPath", str(jar))
+        builder = builder.config("spark.hadoop.fs.file.impl", LOCAL_FILE_SYSTEM)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(os.environ.get("STREAMPLAN_SPARK_LOG_LEVEL", "ERROR"))
     _session = session

@@ -31,7 +31,6 @@ from .runtime.values_source import write_feed
 log = logging.getLogger("streamplan.executor")
 
 
-
 def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
                  end_of_input: bool) -> dict[str, list[list[FeedRow]]]:
     """Micro-batch steps of every table, aligned across tables.

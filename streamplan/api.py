@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
-from .changelog import RowKind, short_mode_names
+from .changelog import FeedRow, RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
 from .plan import CompiledPlan, load_plan, parse_json
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
-from .executor import FeedRow, PlanExecutor, RunResult, phased_steps
+from .executor import PlanExecutor, RunResult, phased_steps
 from .migration import MigrationResult
 from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
                       SetOption, StatementSet)

@@ -7,13 +7,13 @@ here is internal and may change without notice.
 from __future__ import annotations
 
 from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
-from .changelog import RowKind
+from .changelog import FeedRow, RowKind
 from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_release, last_batch_time_ms,
                           last_log_entry, log_files, written_by)
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
 from .json_diff import describe_changes, json_changes
-from .executor import FeedRow, RunResult, SinkOutput, phased_steps
+from .executor import RunResult, SinkOutput, phased_steps
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
                         state_readable)
 from .nodes import REGISTRY, ExecNode

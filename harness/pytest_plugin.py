@@ -52,6 +52,13 @@ _RECORDS = pytest.StashKey[list]()
 _STARTED = pytest.StashKey[float]()
 _REPORT = pytest.StashKey[Optional[Path]]()
 _WRITTEN = pytest.StashKey[Path]()
+_RUN_SECONDS = pytest.StashKey[float]()
+
+
+def record_run_seconds(item: pytest.Item, seconds: float) -> None:
+    """The time a gate check's run took, for its record, when the run went ahead of the test
+    (harness.run_ahead): the test's own duration is then only its wait for the result."""
+    item.stash[_RUN_SECONDS] = seconds
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -106,7 +113,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if marker is not None and (report.when == "call" or (report.when == "setup" and not report.passed)):
         message = None if report.passed else _message(report)
         gate_records(item.config).append(
-            GateRecord(marker.args[0], marker.args[1], report.outcome, report.duration, message))
+            GateRecord(marker.args[0], marker.args[1], report.outcome,
+                       item.stash.get(_RUN_SECONDS, report.duration), message))
     return report
 
 

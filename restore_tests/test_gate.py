@@ -17,7 +17,7 @@ from harness.discovery import discover_programs
 from harness.errors import AuditFailure, HarnessError
 from harness.fixtures import scan_snapshots
 from harness.migration import is_dropped, migration_case
-from harness.pytest_plugin import gate_workers, programs_package, snapshots_root
+from harness.pytest_plugin import gate_workers, programs_package, record_run_seconds, snapshots_root
 from harness.restore import restore_fixture, restore_migrated
 from harness.run_ahead import RunAhead
 from harness.runner import run_semantic
@@ -121,17 +121,27 @@ def test_audit(check, programs, pytestconfig, spark):
 
 
 @pytest.mark.spark
-def test_restore(fixture, programs, spark, runs):
-    expect(lambda: runs.result(("restore", fixture.id), restore_action(fixture, programs, spark),
-                               resource=fixture.id))
+def test_restore(fixture, programs, spark, runs, request):
+    check_run(request, runs, ("restore", fixture.id), restore_action(fixture, programs, spark),
+              resource=fixture.id)
 
 
 @pytest.mark.spark
-def test_migration(migrating, programs, spark, runs):
-    expect(lambda: runs.result(("migration", migrating.id),
-                               migration_action(migrating, programs, spark), resource=migrating.id))
+def test_migration(migrating, programs, spark, runs, request):
+    check_run(request, runs, ("migration", migrating.id),
+              migration_action(migrating, programs, spark), resource=migrating.id)
 
 
 @pytest.mark.spark
-def test_semantic(program, spark, runs):
-    expect(lambda: runs.result(("semantic", program.id), semantic_action(program, spark)))
+def test_semantic(program, spark, runs, request):
+    check_run(request, runs, ("semantic", program.id), semantic_action(program, spark))
+
+
+def check_run(request, runs, key, action, resource=None):
+    """The test of one run: its result, and its own time for the gate's record."""
+    try:
+        expect(lambda: runs.result(key, action, resource=resource))
+    finally:
+        seconds = runs.seconds(key)
+        if seconds is not None:
+            record_run_seconds(request.node, seconds)

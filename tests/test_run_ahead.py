@@ -102,3 +102,23 @@ def test_runs_of_one_resource_never_overlap_while_others_go_ahead():
         assert overlaps == [False, False, False]
     finally:
         ahead.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_runs_seconds_are_its_own_run_time_not_the_tests_wait(workers):
+    """The gate's report shows each run's time; a test that finds its run done waits 0 s."""
+    ticks = iter([10.0, 12.5, 20.0, 20.25])      # start and end of each run, in order
+    ahead = RunAhead(workers, clock=lambda: next(ticks))
+
+    def boom():
+        raise ValueError("the run failed")
+
+    ahead.schedule("first", lambda: "done")
+    try:
+        assert ahead.result("first", lambda: "done") == "done"
+        assert ahead.seconds("first") == 2.5
+        with pytest.raises(ValueError):
+            ahead.result("failing", boom)            # never scheduled: runs here, timed too
+        assert ahead.seconds("failing") == 0.25
+    finally:
+        ahead.close()

@@ -14,7 +14,7 @@ from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
                                 StreamPlanError, TableEnvironment,
-                                phased_steps, source_scans)
+                                advances_event_time, phased_steps, source_scans)
 
 from .compare import materialized_view, rows_diff
 from .discovery import check_runnable
@@ -72,7 +72,7 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
                            f"that the program declares no source step for")
     data = [{table: program.sources[table].feed_rows(phase, row_type)
              for table, row_type in row_types.items()} for phase in phases]
-    steps = phased_steps(data, sorted(row_types), end_of_input)
+    steps = phased_steps(data, sorted(row_types), end_of_input, advances_event_time(plan))
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
                                 data=steps, processing_time_ms=TEST_CLOCK_START_MS)

@@ -18,7 +18,7 @@ from .options import Configuration
 from .plan import CompiledPlan, load_plan, parse_json
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
-from .executor import PlanExecutor, RunResult, phased_steps
+from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps
 from .migration import MigrationResult
 from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
                       SetOption, StatementSet)
@@ -170,7 +170,8 @@ class TableEnvironment:
                 from_files[name] = read_rows_file(self._data_path(name, scan.table.options["path"]),
                                                   scan.row_type)
         if from_files:
-            feeds.update(phased_steps([from_files], sorted(from_files), end_of_input))
+            feeds.update(phased_steps([from_files], sorted(from_files), end_of_input,
+                                      advances_event_time(plan)))
         return PlanExecutor(plan, self.session(), self.config,
                             processing_time_ms).run(checkpoint, output, feeds)
 

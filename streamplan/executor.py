@@ -32,7 +32,7 @@ log = logging.getLogger("streamplan.executor")
 
 
 def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
-                 end_of_input: bool) -> dict[str, list[list[FeedRow]]]:
+                 end_of_input: bool, event_time: bool = True) -> dict[str, list[list[FeedRow]]]:
     """Micro-batch steps of every table, aligned across tables.
 
     Each row is its own step (so watermarks advance row by row, as Flink's per-record
@@ -40,18 +40,36 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
     ends with an empty tick step, so timers due at the phase's last watermark fire before
     it ends; end of input is one more step plus a tick. No-data batches are disabled, so
     the same data always gives the same batches.
+
+    `event_time=False` says the plan has no event time (`advances_event_time`): then no step
+    without rows can fire a timer or emit a row, so at end of input the last phase ends with
+    its last row (it keeps its tick only when it has no rows, so a run resumed where the
+    phase before it ended still runs a batch on the restored state) and no end-of-input
+    steps follow. Steps before the last phase are the same either way, so a checkpoint
+    taken at the end of an earlier phase resumes at the same step.
     """
     steps: dict[str, list[list[FeedRow]]] = {table: [] for table in tables}
-    for phase in phases:
+    trim_end = end_of_input and not event_time
+    for index, phase in enumerate(phases):
         length = max((len(phase.get(table, [])) for table in tables), default=0)
+        closing_tick = not (trim_end and index == len(phases) - 1 and length > 0)
         for table in tables:
             rows = phase.get(table, [])
             steps[table].extend([[row] for row in rows] + [[] for _ in range(length - len(rows))])
-            steps[table].append([])
-    if end_of_input:
+            if closing_tick:
+                steps[table].append([])
+    if end_of_input and not trim_end:
         for table in tables:
             steps[table].extend([[END_OF_INPUT], []])
     return steps
+
+
+def advances_event_time(plan: CompiledPlan) -> bool:
+    """Whether a step without rows can make the plan emit: only a watermark assigner moves
+    event time (and carries the end-of-input marker), and only event-time timers fire
+    without input. Processing time is not a reason: no node registers processing-time
+    timers, and state TTL expires state without emitting."""
+    return any(isinstance(node, StreamExecWatermarkAssigner) for node in plan.nodes)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_relea
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
 from .json_diff import describe_changes, json_changes
-from .executor import RunResult, SinkOutput, phased_steps
+from .executor import RunResult, SinkOutput, advances_event_time, phased_steps
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
                         state_readable)
 from .nodes import REGISTRY, ExecNode
@@ -51,7 +51,7 @@ __all__ = [
     "load_plan", "read_plan_text", "parse_plan_document", "load_plan_nodes", "build_plan",
     "spark_session",
     # running and changelogs
-    "FeedRow", "phased_steps", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
+    "FeedRow", "phased_steps", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
     "materialized_texts", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
     # scripts
     "parse_script", "CreateTable", "Insert", "StatementSet",

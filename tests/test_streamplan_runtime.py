@@ -6,7 +6,9 @@ import pytest
 
 from streamplan.api import TableEnvironment, normalize_rows, source_scans
 from streamplan.errors import ExecutionError
-from streamplan.executor import phased_steps
+from streamplan.changelog import END_OF_INPUT, RowKind
+from streamplan.executor import advances_event_time, phased_steps
+from streamplan.runtime.changelog_sink import batch_ids
 from streamplan.runtime.interval_join_v2 import bucket_keys
 
 pytestmark = pytest.mark.spark
@@ -36,7 +38,7 @@ def feeds(plan, phases, end_of_input):
     scans = {scan.table.identifier: scan for scan in source_scans(plan)}
     typed = [{table: normalize_rows(rows, scans[table].row_type, table) for table, rows in phase.items()}
              for phase in phases]
-    return phased_steps(typed, sorted(scans), end_of_input)
+    return phased_steps(typed, sorted(scans), end_of_input, advances_event_time(plan))
 
 
 def test_stop_and_restart_on_one_checkpoint_loses_and_repeats_nothing(env, tmp_path):
@@ -51,6 +53,35 @@ def test_stop_and_restart_on_one_checkpoint_loses_and_repeats_nothing(env, tmp_p
                                          "+I[4, D, 2024-01-01T10:00:03]"]
     third = env.execute_plan(plan, ckpt, out, feeds(plan, [before, after], True))
     assert third.sinks["Out"].texts == []
+
+
+def test_steps_after_the_last_row_are_left_out_only_where_no_event_time_can_fire():
+    one, two, three = [(RowKind.INSERT, (n,)) for n in (1, 2, 3)]
+    phases = [{"T": [one, two]}, {"T": [three]}]
+    assert phased_steps(phases, ["T"], True)["T"] == [[one], [two], [], [three], [],
+                                                      [END_OF_INPUT], []]
+    assert phased_steps(phases, ["T"], True, event_time=False)["T"] == [[one], [two], [], [three]]
+    # a last phase without rows keeps its tick: a run resumed after the first phase runs a batch
+    assert phased_steps([{"T": [one]}, {}], ["T"], True, event_time=False)["T"] == [[one], [], []]
+    # a checkpoint taken at the end of a phase is laid out the same either way
+    assert phased_steps(phases[:1], ["T"], False, event_time=False)["T"] == [[one], [two], []]
+
+
+def test_a_plan_without_event_time_runs_no_batch_after_its_last_row(env, tmp_path):
+    env.execute_sql("CREATE TABLE Plain (id INT, name STRING) WITH ('connector' = 'values');"
+                    "CREATE TABLE PlainOut (id INT, name STRING) WITH ('connector' = 'values');")
+    plan = env.compile_sql("INSERT INTO PlainOut SELECT id, UPPER(name) FROM Plain")
+    assert not advances_event_time(plan)
+    assert advances_event_time(env.compile_sql("INSERT INTO Out SELECT id, customer, t FROM Orders"))
+    before, after = {"Plain": [[1, "a"], [2, "b"]]}, {"Plain": [[3, "c"]]}
+    for resumed_with, batches, texts in ((after, 1, ["+I[3, C]"]), ({}, 1, [])):
+        ckpt, out = tmp_path / f"ckpt-{len(texts)}", tmp_path / f"out-{len(texts)}"
+        env.execute_plan(plan, ckpt, out, feeds(plan, [before], False))
+        written = out / plan.sinks[0].table.identifier
+        assert batch_ids(written) == [0, 1, 2]                # two rows and the phase's tick
+        resumed = env.execute_plan(plan, ckpt, out, feeds(plan, [before, resumed_with], True))
+        assert resumed.sinks["PlainOut"].texts == texts
+        assert batch_ids(written) == list(range(3 + batches))  # no tick after a row, no end of input
 
 
 def test_early_fired_padding_is_corrected_after_restore(env, tmp_path):

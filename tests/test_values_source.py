@@ -71,6 +71,18 @@ def test_each_micro_batch_reads_one_step_and_a_restart_goes_on_with_the_next(spa
             .splitlines()[2:]] == [{"step": 3}]
 
 
+def test_a_feed_shorter_than_the_checkpoint_read_runs_no_batch(spark, tmp_path):
+    """A checkpoint that read more steps than the feed now holds (steps a newer executor
+    leaves out) resumes with nothing to read: no batch, and no offset moved backwards."""
+    feed, checkpoint = tmp_path / "feed.arrow", tmp_path / "checkpoint"
+    write_feed(feed, ROW_TYPE, STEPS)
+    assert len(run_steps(spark, feed, checkpoint, 3)) == 3
+    write_feed(feed, ROW_TYPE, STEPS[:1])
+    assert run_steps(spark, feed, checkpoint, 0) == []
+    assert sorted(path.name for path in (checkpoint / "offsets").iterdir()
+                  if not path.name.startswith(".")) == ["0", "1", "2"]
+
+
 def test_a_machine_without_a_jdk_is_told_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(EnvironmentSetupError, match="openjdk-17-jdk-headless"):

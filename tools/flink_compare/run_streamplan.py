@@ -22,7 +22,7 @@ FLAKES = ("Python worker failed to connect back", "CANNOT_OPEN_SOCKET")
 def run_case(env_factory, case: dict, work) -> dict:
     from streamplan.api import normalize_rows, source_scans
     from streamplan.runtime.changelog_sink import materialized_texts
-    from streamplan.executor import phased_steps
+    from streamplan.executor import advances_event_time, phased_steps
 
     result: dict = {"error": None}
     env = env_factory()
@@ -38,7 +38,8 @@ def run_case(env_factory, case: dict, work) -> dict:
         scans = {s.table.identifier: s for s in source_scans(plan)}
         phase = {t: normalize_rows(case["tables"][t]["rows"], scans[t].row_type, t)
                  for t in scans}
-        steps = phased_steps([phase], sorted(scans), end_of_input=True)
+        steps = phased_steps([phase], sorted(scans), end_of_input=True,
+                             event_time=advances_event_time(plan))
         directory = work / case["name"]
         shutil.rmtree(directory, ignore_errors=True)
         run = env.execute_plan(plan, checkpoint=directory / "ckpt", output=directory / "out",

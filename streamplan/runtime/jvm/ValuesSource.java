@@ -173,7 +173,10 @@ public final class ValuesSource implements TableProvider {
 
     @Override
     public Offset latestOffset(Offset start, ReadLimit limit) {
-      return new StepOffset(Math.min(((StepOffset) start).step + 1, steps()));
+      // Never behind the start: a checkpoint may have read more steps than this feed holds
+      // (a run to end of input before executor.phased_steps left out steps no plan needs).
+      int from = ((StepOffset) start).step;
+      return new StepOffset(Math.max(from, Math.min(from + 1, steps())));
     }
 
     @Override

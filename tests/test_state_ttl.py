@@ -118,6 +118,19 @@ def test_on_a_manual_clock_a_restore_continues_at_the_checkpoints_processing_tim
     assert stamps == {start}
 
 
+def test_the_manual_clock_reads_the_shape_of_sparks_start_query_once(spark, monkeypatch):
+    from streamplan.runtime import manual_clock
+
+    walks = []
+    find = manual_clock._find_leading_options
+    monkeypatch.setattr(manual_clock, "_found_leading", None)
+    monkeypatch.setattr(manual_clock, "_find_leading_options",
+                        lambda manager: walks.append(manager) or find(manager))
+    manager = spark._jsparkSession.sessionState().streamingQueryManager()
+    shapes = {manual_clock._leading_options(manager) for _ in range(3)}
+    assert len(walks) == 1 and shapes <= set(manual_clock._LEADING.values()) and len(shapes) == 1
+
+
 # --- the regular join: version 1 reads the persisted option, version 2 its plan's 'state' -----
 
 JOIN_DDL = """

@@ -12,6 +12,8 @@ the Python writer configured from the JVM writer and makes the same call with a
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ..errors import ExecutionError
 
 _SINK_CLASS = "org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink"
@@ -50,7 +52,19 @@ _LEADING = {2: ("queryName", "checkpointLocation"),
             3: ("queryName", "sinkName", "checkpointLocation")}
 
 
+_found_leading: Optional[tuple[str, ...]] = None
+
+
 def _leading_options(manager) -> tuple[str, ...]:
+    """Found once per process: the walk over the manager's methods is some 400 py4j calls
+    (~40 ms a query), and the JVM's Spark release does not change while the process runs."""
+    global _found_leading
+    if _found_leading is None:
+        _found_leading = _find_leading_options(manager)
+    return _found_leading
+
+
+def _find_leading_options(manager) -> tuple[str, ...]:
     for method in manager.getClass().getMethods():
         types = [t.getName() for t in method.getParameterTypes()]
         if method.getName() == "startQuery" and "org.apache.spark.util.Clock" in types:

@@ -15,6 +15,7 @@ from harness.cluster import cluster as cluster_module
 from harness.cluster import image
 from harness.cluster.cluster import (SparkCluster, driver_environment, environment_set,
                                      spark_target)
+from harness.cluster.python import driver_python, is_system_path
 from harness.errors import ClusterError
 
 
@@ -26,19 +27,59 @@ def test_the_image_tag_is_a_hash_of_the_recipe(monkeypatch):
     assert image.image_tag() != tag, "a new package must give a new image"
 
 
-def test_the_driver_paths_cover_project_environment_and_interpreter():
+def _simulate_python(monkeypatch, base_prefix: str, prefix: str, minor: int = 11) -> None:
+    """The driver's interpreter as the cluster sees it, whatever runs this test."""
+    monkeypatch.setattr(sys, "base_prefix", base_prefix)
+    monkeypatch.setattr(sys, "prefix", prefix)
+    monkeypatch.setattr(sys, "version_info", (3, minor, 2, "final", 0))
+
+
+def _assert_each_path_mounted_once(paths: list[Path]) -> None:
+    assert not any(a != b and a.is_relative_to(b) for a in paths for b in paths), paths
+
+
+def test_a_python_outside_system_directories_is_mounted_with_project_and_venv(monkeypatch):
+    for base in ("/root/.pyenv/versions/3.11.7", "/opt/python3.11", "/usr/local"):
+        _simulate_python(monkeypatch, base, "/srv/project/.venv")
+        paths = cluster_module._driver_paths()
+        for needed in (cluster_module.REPOSITORY_ROOT, Path("/srv/project/.venv"), Path(base)):
+            assert any(needed.is_relative_to(path) for path in paths), (base, needed, paths)
+        _assert_each_path_mounted_once(paths)
+        assert not driver_python().in_image
+        assert image.image_packages(driver_python()) == image.PACKAGES
+
+
+def test_a_distribution_python_is_carried_by_the_image_and_only_the_venv_mounted(monkeypatch):
+    _simulate_python(monkeypatch, "/usr", "/srv/project/.venv")
     paths = cluster_module._driver_paths()
-    for needed in (cluster_module.REPOSITORY_ROOT, Path(sys.prefix).resolve(),
-                   Path(sys.base_prefix).resolve(), Path(sys.executable).resolve()):
-        assert any(needed.is_relative_to(path) for path in paths), needed
-    # no path nested in another: each is mounted once
-    assert not any(a != b and a.is_relative_to(b) for a in paths for b in paths)
+    assert sorted(paths) == sorted({cluster_module.REPOSITORY_ROOT, Path("/srv/project/.venv")})
+    assert not any(Path(path).is_relative_to("/usr") for path in paths), "never mount /usr"
+    python = driver_python()
+    assert python.in_image and python.version == image.SUITE_PYTHON
+    packages = image.image_packages(python)
+    assert packages == (*image.PACKAGES, "python3")
+    assert image.image_tag(packages) != image.image_tag(), "another recipe, another image"
 
 
-def test_a_python_in_a_system_directory_is_refused_with_the_remedy(monkeypatch):
-    monkeypatch.setattr(sys, "base_prefix", "/usr")
-    with pytest.raises(ClusterError, match="system directory.*pyenv"):
+def test_a_distribution_python_of_another_minor_version_is_refused_with_the_remedy(monkeypatch):
+    _simulate_python(monkeypatch, "/usr", "/srv/project/.venv", minor=12)
+    with pytest.raises(ClusterError, match=r"Python is 3\.12 from /usr.*python3 is 3\.11.*pyenv"):
+        image.image_packages(driver_python())
+
+
+def test_a_distribution_python_without_a_venv_is_refused_with_the_remedy(monkeypatch):
+    _simulate_python(monkeypatch, "/usr", "/usr")
+    with pytest.raises(ClusterError, match=r"outside a virtual environment.*\.venv"):
         cluster_module._driver_paths()
+
+
+def test_this_machines_python_gives_mount_paths_covering_its_interpreter():
+    paths = cluster_module._driver_paths()
+    executable = Path(sys.executable).resolve()
+    carried = is_system_path(Path(sys.base_prefix).resolve())
+    assert carried or any(executable.is_relative_to(path) for path in paths), executable
+    assert any(Path(sys.prefix).resolve().is_relative_to(path) for path in paths)
+    _assert_each_path_mounted_once(paths)
 
 
 def test_the_driver_environment_points_master_and_temp_dir_at_the_cluster():

@@ -4,7 +4,8 @@ testcontainers, all on the loopback interface.
 Every container uses host networking and binds to 127.0.0.1 (SPARK_LOCAL_IP), so no traffic
 leaves the machine and no bridge network is needed (ci/docker-engine starts dockerd without
 one). Spark, Python and the project are the driver's own, mounted read-only at the paths
-the driver sees them at; a shared directory, mounted read-write at the same path, holds the
+the driver sees them at (a distribution's Python is carried by the image instead,
+harness.cluster.python); a shared directory, mounted read-write at the same path, holds the
 checkpoints and feed files (`driver_on` points the driver's temp dir there).
 
     with SparkCluster() as cluster, driver_on(cluster):
@@ -19,7 +20,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import time
 import urllib.request
@@ -35,6 +35,7 @@ os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 from ..errors import ClusterError  # noqa: E402
 from .engine import docker_client  # noqa: E402
 from .image import ensure_image  # noqa: E402
+from .python import driver_python  # noqa: E402
 from streamplan.testing import stop_spark_session  # noqa: E402
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,6 @@ LABEL = "org.streamplan.cluster"        # value: "<owner pid>/<cluster id>"
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 180
 WORKER_MEMORY = "2g"
-_SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc")
 
 Say = Callable[[str], None]
 
@@ -240,14 +240,9 @@ def _spark_home() -> Path:
 
 def _driver_paths() -> list[Path]:
     """The directories the executors need at the driver's paths: the project, its
-    environment (PySpark and every dependency) and the interpreter's installation."""
-    base = Path(sys.base_prefix).resolve()
-    if str(base).startswith(_SYSTEM_DIRS):
-        raise ClusterError(
-            f"the driver's Python lives in {base}, a system directory the cluster's containers "
-            f"cannot take from the host; use a Python installed elsewhere (pyenv, uv, a "
-            f"source build) for the project's .venv")
-    paths = sorted({REPOSITORY_ROOT, Path(sys.prefix).resolve(), base})
+    environment (PySpark and every dependency) and, unless the image carries it (a
+    distribution's Python), the interpreter's installation."""
+    paths = sorted({REPOSITORY_ROOT, *driver_python().mounts()})
     return [path for path in paths
             if not any(other != path and path.is_relative_to(other) for other in paths)]
 

@@ -4,8 +4,10 @@ the shared libraries Python's extension modules link against; `docker import` tu
 an image. Its tag is a hash of those inputs, so an image is built once and reused until the
 recipe changes.
 
-Spark, Python and the project are not in the image: the cluster mounts the driver's own
-(harness.cluster.cluster), so executors always run the driver's versions.
+Spark and the project are not in the image: the cluster mounts the driver's own
+(harness.cluster.cluster), so executors always run the driver's versions. So is Python, unless
+the driver's is the distribution's own (under /usr): then the image carries Debian's python3
+of the same suite, checked to be the driver's minor version (harness.cluster.python).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from ..errors import ClusterError
+from .python import DriverPython, driver_python
 
 REPOSITORY = "streamplan-spark-node"
 SUITE = "bookworm"
@@ -33,6 +36,7 @@ PACKAGES = (
     "libbz2-1.0", "libexpat1", "libffi8", "liblzma5", "libncursesw6", "libnsl2",
     "libreadline8", "libsqlite3-0", "libssl3", "libtirpc3", "libuuid1", "zlib1g",
 )
+SUITE_PYTHON = "3.11"                   # the major.minor of SUITE's python3 package
 CHANGES = ("ENV LANG=C.UTF-8", "ENV TZ=UTC", 'CMD ["/bin/bash"]')
 RECIPE = 1                              # bump when the build steps below change
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "streamplan"
@@ -40,22 +44,42 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "stream
 Say = Callable[[str], None]
 
 
-def image_tag() -> str:
+def image_packages(python: DriverPython) -> tuple[str, ...]:
+    """The image's packages for a driver running `python`: Debian's python3 as well when the
+    driver's Python is the distribution's own, which the containers cannot mount."""
+    if not python.in_image:
+        return PACKAGES
+    if python.version != SUITE_PYTHON:
+        raise ClusterError(
+            f"the driver's Python is {python.version} from {python.base_prefix}, a system "
+            f"directory, so the cluster's image must carry the same interpreter; the image is "
+            f"Debian {SUITE}, whose python3 is {SUITE_PYTHON}. Create the project's .venv with "
+            f"a Python {SUITE_PYTHON} (Debian {SUITE}'s python3), or with a Python installed "
+            f"outside /usr (pyenv, uv, /usr/local), which the containers mount")
+    return (*PACKAGES, "python3")
+
+
+def image_tag(packages: tuple[str, ...] | None = None) -> str:
     """`streamplan-spark-node:<hash of the recipe>`: the same inputs give the same tag."""
-    inputs = json.dumps({"suite": SUITE, "packages": sorted(PACKAGES), "changes": CHANGES,
+    inputs = json.dumps({"suite": SUITE, "packages": sorted(packages or PACKAGES), "changes": CHANGES,
                          "recipe": RECIPE}, sort_keys=True)
     return f"{REPOSITORY}:{hashlib.sha256(inputs.encode()).hexdigest()[:16]}"
 
 
-def ensure_image(client, say: Say = lambda line: None) -> str:
-    """The node image's tag, built first when the engine does not hold it."""
-    tag = image_tag()
+def ensure_image(client, say: Say = lambda line: None,
+                 python: DriverPython | None = None) -> str:
+    """The node image's tag for a driver running `python` (this process's by default),
+    built first when the engine does not hold it."""
+    packages = image_packages(python or driver_python())
+    tag = image_tag(packages)
     with _build_lock():
         if _present(client, tag):
             return tag
         started = time.monotonic()
-        say(f"building the cluster image {tag} (debootstrap {SUITE} + JVM; a few minutes, once)")
-        _build(client, tag, say)
+        carried = " + python3" if "python3" in packages else ""
+        say(f"building the cluster image {tag} (debootstrap {SUITE} + JVM{carried}; a few "
+            f"minutes, once)")
+        _build(client, tag, packages, say)
         say(f"built {tag} in {time.monotonic() - started:.0f} s")
     return tag
 
@@ -79,7 +103,7 @@ def _build_lock() -> Iterator[None]:
         yield
 
 
-def _build(client, tag: str, say: Say) -> None:
+def _build(client, tag: str, packages: tuple[str, ...], say: Say) -> None:
     if shutil.which("debootstrap") is None:
         raise ClusterError("debootstrap is missing; ci/docker-engine installs it (with the "
                            "Docker engine), or `apt-get install debootstrap`")
@@ -90,8 +114,10 @@ def _build(client, tag: str, say: Say) -> None:
     with tempfile.TemporaryDirectory(prefix="image-build-", dir=CACHE) as work:
         rootfs, log = Path(work) / "rootfs", CACHE / "cluster-image-build.log"
         say(f"  debootstrap {SUITE} from {MIRROR} (log: {log})")
-        _run(["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE,
+        _run(["debootstrap", "--variant=minbase", f"--include={','.join(packages)}", SUITE,
               str(rootfs), MIRROR], log)
+        if "python3" in packages:
+            _check_python(rootfs, log)
         shutil.rmtree(rootfs / "var" / "cache" / "apt" / "archives", ignore_errors=True)
         archive = Path(work) / "rootfs.tar"
         say("  packing the root file system")
@@ -102,6 +128,18 @@ def _build(client, tag: str, say: Say) -> None:
                                           changes=list(CHANGES))
     if not _present(client, tag):
         raise ClusterError(f"docker import reported no error, but the engine holds no {tag}")
+
+
+def _check_python(rootfs: Path, log: Path) -> None:
+    """The suite's python3 must be the minor version SUITE_PYTHON says (the driver's)."""
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    done = subprocess.run(["chroot", str(rootfs), "/usr/bin/python3", "-c", probe],
+                          capture_output=True, text=True)
+    found = done.stdout.strip()
+    if done.returncode != 0 or found != SUITE_PYTHON:
+        raise ClusterError(f"Debian {SUITE}'s python3 in the image is {found or 'missing'} "
+                           f"({done.stderr.strip() or 'no error'}), not {SUITE_PYTHON}; "
+                           f"SUITE_PYTHON in {__file__} must say what {SUITE} ships (log: {log})")
 
 
 def _run(command: list[str], log: Path) -> None:

@@ -14,10 +14,14 @@ from pyspark.sql import types as T
 # the aliases, the Spark type of each parameterless one, and the numeric widening order.
 TYPE_ARITIES: dict[str, tuple[int, ...]] = {
     "BOOLEAN": (0,), "TINYINT": (0,), "SMALLINT": (0,), "INT": (0,), "BIGINT": (0,),
-    "FLOAT": (0,), "DOUBLE": (0,), "DECIMAL": (0, 1, 2), "STRING": (0,), "VARCHAR": (1,),
-    "CHAR": (1,), "BYTES": (0,), "DATE": (0,), "TIMESTAMP": (0, 1), "TIMESTAMP_LTZ": (0, 1),
+    "FLOAT": (0,), "DOUBLE": (0,), "DECIMAL": (0, 1, 2), "STRING": (0,), "VARCHAR": (0, 1),
+    "CHAR": (0, 1), "BYTES": (0,), "DATE": (0,), "TIMESTAMP": (0, 1), "TIMESTAMP_LTZ": (0, 1),
 }
 TYPE_ALIASES = {"INTEGER": "INT"}
+# A type written without its parameters is Flink's default for it (DEFAULT_LENGTH and
+# DEFAULT_PRECISION of Flink's logical types): VARCHAR is VARCHAR(2147483647), which Flink
+# calls STRING, CHAR is CHAR(1) and TIMESTAMP is TIMESTAMP(6).
+UNPARAMETERIZED = {"VARCHAR": ("STRING", ()), "CHAR": ("CHAR", (1,)), "TIMESTAMP": ("TIMESTAMP", (6,))}
 TYPE_PARAM_RANGES = {"DECIMAL": (1, 38), "VARCHAR": (1, 2**31 - 1), "CHAR": (1, 2**31 - 1),
                      "TIMESTAMP": (0, 9), "TIMESTAMP_LTZ": (0, 9)}
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE")  # widening
@@ -87,8 +91,8 @@ def parse_type(text: str) -> SqlType:
         raise ValueError(f"'{text}' is not a supported type")
     if params and name in _SIMPLE:
         raise ValueError(f"type {name} takes no parameters")
-    if name == "TIMESTAMP" and not params:
-        params = (6,)
+    if not params:
+        name, params = UNPARAMETERIZED.get(name, (name, params))
     return SqlType(name, params, nullable)
 
 

@@ -10,6 +10,7 @@ from streamplan.sql.ast import (
     SetOption, StatementSet, WatermarkDef,
 )
 from streamplan.sql.parser import parse_script, parse_statement
+from streamplan.types import SqlType, parse_type
 
 
 def pos(line: int, column: int, source: str = "<script>") -> Position:
@@ -176,12 +177,21 @@ def test_unknown_type_is_unsupported_at_its_position():
     assert (error.line, error.column) == (3, 8)
 
 
+def test_types_without_parameters_are_flinks_defaults():
+    # Flink: VARCHAR is VARCHAR(2147483647), i.e. STRING; CHAR is CHAR(1); TIMESTAMP(6)
+    table = parse_statement("CREATE TABLE t (a varchar, b VARCHAR NOT NULL, c char, d timestamp)")
+    assert [parse_type(c.type_text).with_nullable(c.nullable).text for c in table.columns] == [
+        "STRING", "STRING NOT NULL", "CHAR(1)", "TIMESTAMP(6)"]
+    assert parse_type("varchar") == SqlType("STRING") and parse_type("VARCHAR(5)").text == "VARCHAR(5)"
+
+
 def test_bad_type_parameters_are_syntax_errors():
-    assert "VARCHAR takes 1 parameter(s), found 0" in syntax_error("CREATE TABLE t (a VARCHAR)").message
+    assert "VARCHAR takes 0 or 1 parameter(s), found 2" in syntax_error(
+        "CREATE TABLE t (a VARCHAR(1, 2))").message
     assert "between 1 and 38" in syntax_error("CREATE TABLE t (a DECIMAL(39, 2))").message
     assert "scale 4 exceeds its precision 3" in syntax_error("CREATE TABLE t (a DECIMAL(3, 4))").message
     for sql, message in [
-        ("CREATE TABLE t (a VARCHAR)", "VARCHAR takes 1 parameter(s), found 0"),
+        ("CREATE TABLE t (a VARCHAR(3, 1))", "VARCHAR takes 0 or 1 parameter(s), found 2"),
         ("CREATE TABLE t (a DECIMAL(39, 2))",
          "the first parameter of DECIMAL must be between 1 and 38, found 39"),
         ("CREATE TABLE t (a DECIMAL(3, 4))", "DECIMAL scale 4 exceeds its precision 3"),

@@ -192,6 +192,34 @@ def test_the_rank_number_is_output_only_when_the_query_selects_it(ranks):
     assert calc.condition == "`v` > 0" and plan.inputs_of(calc) == [rank]
 
 
+def test_partition_and_order_read_the_from_clause_not_only_the_select_list(ranks):
+    # t is not selected, only ordered by (as in Flink, the window reads FROM's columns): it
+    # is carried to the rank under a hidden name and dropped after it
+    plan = ranks.compile_sql("INSERT INTO KV SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER "
+                             "(PARTITION BY k ORDER BY v DESC, t) AS rn FROM E) WHERE rn <= 2")
+    rank = node(plan, "stream-exec-rank")
+    assert rank.row_type.names == ["k", "v", "t$over"]
+    assert [(f.index, f.is_ascending) for f in rank.order_by.fields] == [(1, False), (2, True)]
+    assert plan.nodes[-1].row_type.names == ["k", "v"]
+
+
+def test_a_star_over_a_ranked_subquery_outputs_the_row_number(ranks):
+    plan = ranks.compile_sql("INSERT INTO KVN SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER "
+                             "(PARTITION BY k ORDER BY v) AS rn FROM E) WHERE rn <= 2")
+    rank = node(plan, "stream-exec-rank")
+    assert rank.output_row_number is True and rank.row_type.names == ["k", "v", "rn"]
+
+
+def test_a_row_number_named_as_the_column_it_orders_by_keeps_both_apart(ranks):
+    # Flink's RankTestPrograms: `row_number() over (partition by b order by c) as c`; the
+    # ORDER BY's c is the table's column, the outer query's c the row number
+    plan = ranks.compile_sql("INSERT INTO KVN SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER "
+                             "(PARTITION BY k ORDER BY t) AS t FROM E) WHERE t <= 2")
+    rank = node(plan, "stream-exec-rank")
+    assert rank.row_type.names == ["k", "v", "t$over", "t"]
+    assert [f.index for f in rank.order_by.fields] == [2]
+
+
 @pytest.mark.parametrize("sql, error, message", [
     ("INSERT INTO KV " + NUMBERED.format(cols="k, v", order="v", cond="v > 1"),
      UnsupportedSqlError, "ROW_NUMBER\\(\\) without an upper bound on 'rn'"),

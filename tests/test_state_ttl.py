@@ -55,6 +55,12 @@ def test_the_state_entry_defaults_to_the_session_ttl_and_a_hint_overrides_it(env
     assert state_of(hinted)[0]["ttl"] == "172800000 ms"
 
 
+def test_a_key_in_two_state_ttl_hints_takes_the_first_as_flink_does(env):
+    # Flink's plan of JoinTestPrograms#JOIN_WITH_STATE_TTL_HINT keeps the first hint's TTL
+    two = "SELECT /*+ STATE_TTL('T' = '2d'), STATE_TTL('T' = '8d') */ k"
+    assert state_of(env.compile_sql(AGG.replace("SELECT k", two)))[0]["ttl"] == "172800000 ms"
+
+
 @pytest.mark.parametrize("hint, message", [
     ("STATE_TTL('X' = '1d')", r"STATE_TTL names 'X', which is not an input of a join or "
                               r"aggregate of this query \(the inputs are: T\)"),

@@ -597,6 +597,7 @@ class PlanBuilder:
         stripped = inner.copy()
         stripped.set("expressions", [e for e in stripped.expressions
                                      if not (isinstance(e, exp.Alias) and e.alias == rn)])
+        window, hidden = _window_reads_from_scope(window, stripped)
         source = self._plan_select(stripped, ctx)
         scope = Scope(source.scope_fields, where)
         row = source.node.row_type
@@ -615,8 +616,7 @@ class PlanBuilder:
             raise PlanningError(f"{where}: ROW_NUMBER() needs ORDER BY in its OVER clause")
         sort = [(index(o.this, "ORDER BY"), not o.args.get("desc"),
                  bool(o.args.get("nulls_first"))) for o in ordered]
-        uses_rn = any(isinstance(c, exp.Column) and c.name == rn and c.table in ("", alias)
-                      for e in list(outer.expressions) + remaining for c in e.find_all(exp.Column))
+        uses_rn = _outer_reads(outer, remaining, rn, alias)
         time_field = row.fields[sort[0][0]] if len(sort) == 1 else None
         names = (alias,) if alias else ()
         hinted = names if top_level else ()
@@ -639,8 +639,9 @@ class PlanBuilder:
         else:
             insert_only = self.modes[input_node.id] == frozenset({RowKind.INSERT})
             out_row = _plain_row(row)
-            if uses_rn:
-                out_row = RowType(out_row.fields + (Field(rn, SqlType("BIGINT", (), False)),))
+            if uses_rn:     # named apart from a column the window reads under the same name
+                rn_name = _dedupe([*out_row.names, rn])[-1]
+                out_row = RowType(out_row.fields + (Field(rn_name, SqlType("BIGINT", (), False)),))
             state = [self._state_entry(0, RANK_STATE_NAME, hinted, ctx, is_join=False)]
             order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
                                    for i, asc, _ in sort)
@@ -660,8 +661,8 @@ class PlanBuilder:
                             f"orderBy=[{order_text}], select=[{', '.join(out_row.names)}])")
             fields = list(node.row_type.fields)
         scope_fields = [ScopeField(alias, f.name, fields[i])
-                        for i, f in enumerate(source.scope_fields)]
-        if uses_rn and len(fields) > len(scope_fields):
+                        for i, f in enumerate(source.scope_fields) if f.name not in hidden]
+        if uses_rn:
             scope_fields.append(ScopeField(alias, rn, fields[-1]))
         remaining_condition = exp.and_(*remaining) if len(remaining) > 1 else (
             remaining[0] if remaining else None)
@@ -891,6 +892,44 @@ def _is_proctime(expression: Optional[exp.Expression]) -> bool:
 
 def _has_aggregates(select: exp.Select) -> bool:
     return any(isinstance(node, exp.AggFunc) for item in select.expressions for node in item.walk())
+
+
+def _outer_reads(outer: exp.Select, remaining: list[exp.Expression], rn: str,
+                 alias: str) -> bool:
+    """Whether the outer query reads the ROW_NUMBER column `rn`: by name, or through a `*`
+    (or `alias.*`), which expands to every column of the subquery, `rn` included."""
+    for item in outer.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(
+                item.this, exp.Star) and item.table in ("", alias)):
+            return True
+    return any(isinstance(c, exp.Column) and c.name == rn and c.table in ("", alias)
+               for e in list(outer.expressions) + remaining for c in e.find_all(exp.Column))
+
+
+def _window_reads_from_scope(window: exp.Window, select: exp.Select
+                             ) -> tuple[exp.Window, set[str]]:
+    """PARTITION BY and ORDER BY of a ROW_NUMBER() read the FROM clause's columns, as in
+    Flink, not only the SELECT list's: a column they read that the list does not output is
+    added to `select` under a hidden name (dropped again after the rank), and the window is
+    rewritten to read it there. Returns the window and the hidden names."""
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in select.expressions):
+        return window, set()
+    outputs = {e.alias_or_name for e in select.expressions}
+    window, hidden = window.copy(), {}
+    order = window.args.get("order")
+    reads = list(window.args.get("partition_by") or []) + (
+        [o.this for o in order.expressions] if order else [])
+    for column in reads:
+        if not plain_column(column) or column.name in outputs:
+            continue
+        key = (column.table, column.name)
+        if key not in hidden:
+            hidden[key] = _dedupe([*outputs, *hidden.values(), f"{column.name}$over"])[-1]
+            select.set("expressions", [*select.expressions,
+                                       exp.alias_(column.copy(), hidden[key], quoted=True)])
+        column.replace(exp.column(exp.to_identifier(hidden[key], quoted=True)))
+    return window, set(hidden.values())
 
 
 def _plain_row(row: RowType) -> RowType:

@@ -40,19 +40,36 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import replace
+from typing import Any, Optional, Union
 
 from sqlglot import exp
 
-from streamplan.testing import brief_repr, to_json
+from streamplan.testing import brief_repr, parse_script, to_json
 
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,
-                    StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, require_text,
-                    shown)
+                    StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, render_ddl,
+                    require_text, require_unicode, shown)
 
 _PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 RunStep = Union[SqlTestStep, StatementSetTestStep]
+# What Flink's RestoreTestBase gives every sink it registers; a ported program's sinks get the
+# same unless they set the option themselves, so the program runs as Flink runs it.
+FLINK_SINK_DEFAULTS = (("sink-insert-only", "false"),)
+
+
+@dataclass(frozen=True)
+class FlinkSource:
+    """Where a program ported from Flink comes from: `<File>.java#<CONSTANT>` in Flink's
+    restore tests, read at `commit` of apache/flink."""
+
+    reference: str
+    commit: str
+
+    def __str__(self) -> str:
+        return f"{self.reference} @ {self.commit[:12]}"
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,7 @@ class TableTestProgram:
     id: str
     description: str
     steps: tuple[TestStep, ...]
+    ported_from: Optional[FlinkSource] = None
 
     __test__ = False       # not a pytest test class despite the name
 
@@ -112,6 +130,20 @@ class TableTestProgramBuilder:
         self._id = id
         self._description = description
         self._steps: list[TestStep] = []
+        self._ported_from: Optional[FlinkSource] = None
+
+    def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
+        """A program transcribed from Flink's restore tests, as it is there:
+        `reference` is `<File>.java#<CONSTANT>`, `commit` the apache/flink commit it was
+        read at. Its sinks get what Flink's RestoreTestBase gives every sink."""
+        if not isinstance(reference, str) or not re.match(r"^\w+\.java#\w+$", reference):
+            raise ProgramError(f"program {self._id}: ported_from names Flink's program as "
+                               f"'<File>.java#<CONSTANT>', got {shown(reference)}")
+        if not isinstance(commit, str) or not _COMMIT.match(commit):
+            raise ProgramError(f"program {self._id}: ported_from needs the apache/flink commit "
+                               f"it was read at (40 hex digits), got {shown(commit)}")
+        self._ported_from = FlinkSource(reference, commit)
+        return self
 
     def setup_config(self, key: str, value: str) -> "TableTestProgramBuilder":
         """A session option (`SET`); unknown keys and bad values fail here."""
@@ -158,9 +190,24 @@ class TableTestProgramBuilder:
         return self
 
     def build(self) -> TableTestProgram:
-        program = TableTestProgram(self._id, self._description, tuple(self._steps))
+        steps = tuple(self._steps)
+        if self._ported_from is not None:
+            steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
+                          else step for step in steps)
+        program = TableTestProgram(self._id, self._description, steps, self._ported_from)
         _validate(program)
         return program
+
+
+def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:
+    options = dict(FLINK_SINK_DEFAULTS)
+    options.update(step.options)
+    if options == dict(step.options):
+        return step
+    ordered = tuple(sorted(options.items()))
+    (table,) = parse_script(render_ddl(step.name, step.schema, ordered),
+                            source=f"table '{step.name}'")
+    return replace(step, options=ordered, table=table)
 
 
 def _validate(program: TableTestProgram) -> None:
@@ -188,6 +235,7 @@ def _check_id_and_description(id: object, description: object) -> None:
                            f"got {shown(description)}")
     if not description.strip():
         raise ProgramError(f"{where}: the description is empty; say what the program tests")
+    require_unicode(description, f"{where}: the description")
 
 
 def _check_table_references(program: TableTestProgram, where: str) -> None:

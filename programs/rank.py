@@ -115,5 +115,99 @@ RANK_OF_AGGREGATE_OF_UPSERT_SOURCE = (
              "GROUP BY region)) WHERE rn <= 2")
     .build())
 
+# --- Flink's own programs (RankTestPrograms.java), transcribed as they are: SQL, schemas,
+# rows and expected strings. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same.
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+
+def flink_rank_program(name, constant, changelog_mode, before, after):
+    """RankTestPrograms.getTableTestProgram."""
+    return (TableTestProgram.of(name, "validates rank exec node")
+            .ported_from(f"RankTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_table_source(SourceTestStep.new_builder("MyTable")
+                                .add_schema("a INT", "b VARCHAR", "c INT primary key not enforced")
+                                .add_option("changelog-mode", changelog_mode)
+                                .producing_before_restore([2, "a", 6], [4, "b", 8], [6, "c", 10],
+                                                          [1, "a", 5], [3, "b", 7], [5, "c", 9])
+                                .producing_after_restore([4, "d", 7], [3, "e", 8]).build())
+            .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                              .add_schema("a INT", "b VARCHAR", "c BIGINT")
+                              .consuming_before_restore(*before)
+                              .consuming_after_restore(*after).build())
+            .run_sql("insert into `sink_t` select * from "
+                     "(select a, b, row_number() over(partition by b order by c) as c from MyTable)"
+                     " where c = 1")
+            .build())
+
+
+RANK_TEST_APPEND_FAST_STRATEGY = flink_rank_program(
+    "rank-test-append-fast-strategy", "RANK_TEST_APPEND_FAST_STRATEGY", "I",
+    ["+I[2, a, 1]", "+I[4, b, 1]", "+I[6, c, 1]", "-U[2, a, 1]", "+U[1, a, 1]", "-U[4, b, 1]",
+     "+U[3, b, 1]", "-U[6, c, 1]", "+U[5, c, 1]"], ["+I[4, d, 1]", "+I[3, e, 1]"])
+RANK_TEST_RETRACT_STRATEGY = flink_rank_program(
+    "rank-test-retract-strategy", "RANK_TEST_RETRACT_STRATEGY", "I,UA,UB",
+    ["+I[2, a, 1]", "+I[4, b, 1]", "+I[6, c, 1]", "-D[2, a, 1]", "+I[1, a, 1]", "-D[4, b, 1]",
+     "+I[3, b, 1]", "-D[6, c, 1]", "+I[5, c, 1]"], ["+I[4, d, 1]", "+I[3, e, 1]"])
+RANK_TEST_UPDATE_FAST_STRATEGY = (
+    TableTestProgram.of("rank-test-update-fast-strategy", "validates rank exec node")
+    .ported_from("RankTestPrograms.java#RANK_TEST_UPDATE_FAST_STRATEGY", FLINK_COMMIT)
+    .setup_table_source(SourceTestStep.new_builder("MyTable")
+                        .add_schema("a INT primary key not enforced", "b VARCHAR", "c INT")
+                        .add_option("changelog-mode", "I")
+                        .producing_before_restore([2, "a", 6], [4, "b", 8], [6, "c", 10],
+                                                  [1, "a", 5], [3, "b", 7], [5, "c", 9])
+                        .producing_after_restore([4, "d", 7], [0, "a", 8]).build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("a INT NOT NULL", "b STRING", "count_c BIGINT NOT NULL",
+                                  "row_num BIGINT NOT NULL")
+                      .consuming_before_restore(
+                          "+I[2, a, 1, 1]", "+I[4, b, 1, 1]", "+I[6, c, 1, 1]", "-U[2, a, 1, 1]",
+                          "+U[1, a, 1, 1]", "+I[2, a, 1, 2]", "-U[4, b, 1, 1]", "+U[3, b, 1, 1]",
+                          "+I[4, b, 1, 2]", "-U[6, c, 1, 1]", "+U[5, c, 1, 1]", "+I[6, c, 1, 2]")
+                      .consuming_after_restore(
+                          "+I[4, d, 1, 1]", "-U[1, a, 1, 1]", "+U[0, a, 1, 1]", "-U[2, a, 1, 2]",
+                          "+U[1, a, 1, 2]", "+I[2, a, 1, 3]").build())
+    .run_sql("INSERT INTO sink_t SELECT * FROM ("
+             "SELECT a, b, count_c, ROW_NUMBER() "
+             "   OVER (PARTITION BY b ORDER BY count_c DESC, a ASC) AS row_num"
+             "   FROM ("
+             "       SELECT a, b, COUNT(*) AS count_c"
+             "       FROM MyTable"
+             "       GROUP BY a, b"
+             "   )"
+             ") WHERE row_num <= 10")
+    .build())
+RANK_N_TEST = (
+    TableTestProgram.of("rank-n-test", "validates rank node can handle multiple outputs")
+    .ported_from("RankTestPrograms.java#RANK_N_TEST", FLINK_COMMIT)
+    .setup_table_source(SourceTestStep.new_builder("MyTable1")
+                        .add_schema("a STRING", "b INT", "c INT", "t as proctime()")
+                        .producing_before_restore(["book", 1, 12], ["book", 2, 19], ["book", 4, 11],
+                                                  ["fruit", 4, 33])
+                        .producing_after_restore(["cereal", 6, 21], ["cereal", 7, 23],
+                                                 ["apple", 8, 31], ["fruit", 9, 41]).build())
+    .setup_table_sink(SinkTestStep.new_builder("result1")
+                      .add_schema("a varchar", "b int", "c bigint")
+                      .consuming_before_restore("+I[book, 1, 1]", "+I[book, 2, 2]", "+I[fruit, 4, 1]")
+                      .consuming_after_restore("+I[cereal, 6, 1]", "+I[cereal, 7, 2]",
+                                               "+I[apple, 8, 1]", "+I[fruit, 9, 2]").build())
+    .run_sql("insert into `result1` select * from "
+             "(select a, b, row_number() over(partition by a order by t asc) as c from MyTable1)"
+             " where c <= 2")
+    .build())
+
+
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
-            RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE]
+            RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
+            RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY]
+
+# Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
+# table in docs/flink-programs.md).
+NOT_PASSING = {
+    RANK_TEST_RETRACT_STRATEGY.id: "the rank's retract strategy emits -U/+U where Flink's "
+                                   "RetractableTopNFunction emits -D/+I for a row that leaves "
+                                   "or enters the top N without a row number",
+    RANK_N_TEST.id: "ORDER BY a PROCTIME() column: the rank compares processing times of the "
+                    "restored state (naive) with new ones (with a time zone) and fails",
+}

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import (BaseModel, ConfigDict, JsonValue, StringConstraints, ValidationError)
 
 from streamplan.testing import (ChangelogRow, ENGINE_VERSION, RowKind, RowType, SPARK_VERSION,
-                                to_json, to_python, validation_problems)
+                                brief_repr, parse_json, to_json, to_python, validation_problems)
 
 from .errors import FixtureError
 
@@ -220,21 +220,20 @@ def read_manifest(fixture: Fixture) -> Manifest:
     remedy = (f"regenerate it with `harness generate --program {fixture.program_id}` if "
               f"{fixture.short_name}_{fixture.version} is the latest version, else restore it from git")
     try:
-        raw = json.loads(fixture.manifest_path.read_text(encoding="utf-8"))
-        found = raw.get("formatVersion") if isinstance(raw, dict) else None
-        if found != MANIFEST_FORMAT:
-            raise FixtureError(f"fixture {fixture.id}: manifest format {found!r} "
-                               f"is not {MANIFEST_FORMAT}; {remedy}")
-        return Manifest.from_json(raw)
+        text = fixture.manifest_path.read_text(encoding="utf-8")
     except OSError as err:
         raise FixtureError(f"fixture {fixture.id}: cannot read {MANIFEST}: {err.strerror}; "
                            f"{remedy}") from None
     except UnicodeDecodeError as err:
         raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is not UTF-8 text (byte "
                            f"{err.start}); {remedy}") from None
-    except (json.JSONDecodeError, RecursionError) as err:
-        raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed "
-                           f"({type(err).__name__}: {err}); {remedy}") from None
+    raw = parse_json(text, f"fixture {fixture.id}: {MANIFEST}", FixtureError, remedy)
+    found = raw.get("formatVersion") if isinstance(raw, dict) else None
+    if type(found) is not int or found != MANIFEST_FORMAT:
+        raise FixtureError(f"fixture {fixture.id}: manifest format {brief_repr(found)} "
+                           f"is not {MANIFEST_FORMAT}; {remedy}")
+    try:
+        return Manifest.from_json(raw)
     except ValidationError as err:
         raise FixtureError(f"fixture {fixture.id}: {MANIFEST} is malformed "
                            f"({validation_problems(err)}); {remedy}") from None

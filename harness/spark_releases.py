@@ -19,7 +19,7 @@ from typing import Optional
 
 from rich.console import Console
 
-from streamplan.testing import SPARK_VERSION, parse_version
+from streamplan.testing import SPARK_VERSION, parse_json, parse_version
 
 from .errors import HarnessError
 from .fixtures import RELEASES_FILE
@@ -59,14 +59,23 @@ def tracked_releases(snapshots: Path) -> tuple[str, ...]:
     path = Path(snapshots) / RELEASES_FILE
     if not path.exists():
         return ()
+    expected = 'expected {"releases": ["4.1.4", ...]}'
     try:
-        releases = json.loads(path.read_text(encoding="utf-8"))["releases"]
-        if not all(isinstance(release, str) for release in releases):
-            raise TypeError("releases are strings")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as err:
-        raise HarnessError(f"{path}: unreadable ({err}); expected "
-                           f'{{"releases": ["4.1.4", ...]}}') from None
+        raw = parse_json(path.read_text(encoding="utf-8"), str(path), HarnessError, expected)
+    except (OSError, UnicodeDecodeError) as err:
+        raise HarnessError(f"{path}: unreadable ({err}); {expected}") from None
+    releases = raw.get("releases") if isinstance(raw, dict) else None
+    if not isinstance(releases, list) or not all(_is_release(release) for release in releases):
+        raise HarnessError(f"{path}: unreadable (releases are version strings); {expected}")
     return tuple(releases)
+
+
+def _is_release(value: object) -> bool:
+    try:
+        parse_version(value)
+    except ValueError:
+        return False
+    return True
 
 
 def track_release(snapshots: Path, release: str) -> None:

@@ -11,8 +11,8 @@ from typing import Any, ClassVar, Optional, Union
 
 from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
                                 StreamPlanError, brief_repr, lookup_option,
-                                normalize_rows, parse_script,
-                                table_row_type, to_python)
+                                normalize_rows, option_value_problem, parse_script,
+                                surrogate_problem, table_row_type, to_python)
 
 from .errors import ProgramError
 
@@ -30,17 +30,29 @@ def shown(value: Any) -> str:
 
 
 def require_text(value: Any, where: str, what: str) -> str:
-    """`value` if it is a non-blank str; builders get user input, not checked types."""
+    """`value` if it is a non-blank str of Unicode text; builders get user input, not
+    checked types."""
     if not isinstance(value, str) or not value.strip():
         raise ProgramError(f"{where}: {what}, got {shown(value)}")
-    return value
+    return require_unicode(value, where)
+
+
+def require_unicode(text: str, where: str) -> str:
+    """`text` unless it holds a lone surrogate ('\\ud800'), which no file, Spark or report
+    can encode: refused here rather than wherever it is first written."""
+    problem = surrogate_problem(text)
+    if problem is not None:
+        raise ProgramError(f"{where}: {brief_repr(text)} holds {problem}, which is not text")
+    return text
 
 
 def option_text(value: Any, where: str) -> str:
     """An option value as text: a str, or a number or bool written as Flink would."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (str, int, float)):
+    if isinstance(value, str):
+        return require_unicode(value, where)
+    if isinstance(value, (int, float)):
         return str(value)
     raise ProgramError(f"{where}: an option value is a str (or a number or bool), got "
                        f"{shown(value)}")
@@ -141,6 +153,8 @@ def _check_rows(rows: tuple[Row, ...], row_type: RowType, where: str) -> None:
             raise ProgramError(f"{where}: row {index} has {len(values)} values, the table has "
                                f"{len(fields)} columns ({', '.join(row_type.names)})")
         for value, column in zip(values, fields):
+            if isinstance(value, str):
+                require_unicode(value, f"{where}: row {index}: column '{column.name}'")
             try:
                 to_python(value, column.type)
             except ValueError as err:
@@ -238,7 +252,11 @@ class _TableStepBuilder:
                      "an option key is a str like 'changelog-mode'")
         if key == "connector":
             raise ProgramError(f"table '{self._name}': the connector is always 'values'")
-        self._options[key] = option_text(value, f"table '{self._name}': option '{key}'")
+        text = option_text(value, f"table '{self._name}': option '{key}'")
+        problem = option_value_problem(key, text)
+        if problem is not None:
+            raise ProgramError(f"table '{self._name}': option '{key}': {problem}")
+        self._options[key] = text
         return self
 
     def _parse(self) -> CreateTable:
@@ -246,10 +264,18 @@ class _TableStepBuilder:
             raise ProgramError(f"table '{self._name}' has no schema; call add_schema(...)")
         ddl = render_ddl(self._name, tuple(self._schema), tuple(sorted(self._options.items())))
         try:
-            (table,) = parse_script(ddl, source=f"table '{self._name}'")
+            statements = parse_script(ddl, source=f"table '{self._name}'")
         except StreamPlanError as err:
             raise ProgramError(f"table '{self._name}': {err}") from None
-        return table
+        if len(statements) != 1 or not isinstance(statements[0], CreateTable):
+            # A component that closes the column list (`a INT) WITH (...); CREATE ...`)
+            # makes the DDL several statements.
+            closing = next((c for c in self._schema if ";" in c), self._schema[-1])
+            raise ProgramError(
+                f"table '{self._name}': add_schema: the components make {len(statements)} "
+                f"statements, not one CREATE TABLE; a component is one column or constraint "
+                f"like 'id BIGINT', but {brief_repr(closing)} ends the table's definition")
+        return statements[0]
 
     def _base(self) -> dict[str, Any]:
         return {"name": self._name, "schema": tuple(self._schema),
@@ -306,10 +332,11 @@ class SinkTestStepBuilder(_TableStepBuilder):
 
     def _texts(self, rows: tuple, earlier: Optional[list], method: str) -> list[str]:
         for offset, row in enumerate(rows):
+            where = f"sink '{self._name}': {method}, row {len(earlier or ()) + offset}"
             if not isinstance(row, str):
-                raise ProgramError(f"sink '{self._name}': {method}, row "
-                                   f"{len(earlier or ()) + offset}: {shown(row)} is not a row "
-                                   f"text like '+I[1, Alice]' (kinds +I, -U, +U, -D)")
+                raise ProgramError(f"{where}: {shown(row)} is not a row text like "
+                                   f"'+I[1, Alice]' (kinds +I, -U, +U, -D)")
+            require_unicode(row, where)
         return list(rows)
 
     def testing_materialized_data(self) -> "SinkTestStepBuilder":

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Optional, Union
 from .changelog import FeedRow, RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
-from .plan import CompiledPlan, load_plan, parse_json
+from .json_input import parse_json
+from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
 from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from .errors import CheckpointError
+from .json_input import parse_json
 from .nodes.base import ExecNode
 from .nodes.metadata import check_state_version
+from .runtime.rows import brief_repr
 from .version import ENGINE_VERSION, is_version, parse_version, running_spark_version
 
 CHECKPOINT_MARKER = "streamplan.json"
@@ -38,23 +40,26 @@ class Marker:
 def read_marker(checkpoint: Path) -> Marker:
     """What a checkpoint records of its writer; CheckpointError says what is wrong."""
     marker = Path(checkpoint) / CHECKPOINT_MARKER
+    expected = '{"engineVersion": "<version>", "sparkVersion": "<version>"}'
     try:
-        raw = json.loads(marker.read_text(encoding="utf-8"))
-        recorded = Marker(raw["engineVersion"], raw.get("sparkVersion"))
+        text = marker.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CheckpointError(f"{marker}: missing; a streamplan checkpoint records the engine "
                               f"that wrote it there") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
-            AttributeError, RecursionError) as err:
-        raise CheckpointError(f"{marker}: unreadable ({type(err).__name__}: {err}); expected "
-                              f'{{"engineVersion": "<version>", "sparkVersion": "<version>"}}'
-                              ) from None
-    for field_name, value in (("engineVersion", recorded.engine_version),
-                              ("sparkVersion", recorded.spark_version)):
-        if value is not None and not is_version(value):
+    except OSError as err:
+        raise CheckpointError(f"{marker}: cannot read it: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise CheckpointError(f"{marker}: not UTF-8 text (byte {err.start}); expected "
+                              f"{expected}") from None
+    raw = parse_json(text, str(marker), CheckpointError, remedy=f"expected {expected}")
+    if not isinstance(raw, dict) or "engineVersion" not in raw:
+        raise CheckpointError(f"{marker}: no engineVersion recorded; expected {expected}")
+    # sparkVersion is recorded from engine 0.3 on: older checkpoints have none.
+    for field_name in ("engineVersion", "sparkVersion"):
+        if field_name in raw and not is_version(raw[field_name]):
             raise CheckpointError(f"{marker}: {field_name} must be a version string like "
-                                  f"'4.3.0', not {value!r}")
-    return recorded
+                                  f"'4.3.0', not {brief_repr(raw[field_name])}")
+    return Marker(raw["engineVersion"], raw.get("sparkVersion"))
 
 
 def written_by(checkpoint: Path) -> str:

@@ -6,7 +6,6 @@ every node's type and version against the registry, and every node's fields.
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,12 +14,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import PlanFormatError
+from .json_input import parse_json
 from .nodes import REGISTRY, ExecNode
 from .nodes.base import validation_problems
 from .nodes.metadata import Registry, check_plan_version
+from .runtime.rows import brief_repr
 from .version import ENGINE_VERSION, SPARK_VERSION, is_version
 
 _TOP_KEYS = ("engineVersion", "sparkVersion", "nodes", "edges")
+_EDGE_KEYS = ("source", "target", "shuffle", "shuffleMode")
 
 
 @dataclass(frozen=True)
@@ -78,19 +80,6 @@ class CompiledPlan:
         tmp = target.with_name(target.name + ".tmp")
         tmp.write_text(self.to_json_text(), encoding="utf-8")
         tmp.replace(target)
-
-
-def parse_json(text: str, where: str, error: type[Exception]) -> Any:
-    """JSON text from outside (plans, manifests, data files): malformed or absurdly nested
-    input raises `error` naming `where`, never a raw decoder or recursion error."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise error(f"{where}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
-    except RecursionError:
-        raise error(f"{where}: not valid here: JSON nested deeper than Python can read "
-                    f"({sys.getrecursionlimit()} levels); no plan, manifest or data file "
-                    f"nests more than a few levels") from None
 
 
 def load_plan(path: str | Path, registry: Registry = REGISTRY) -> CompiledPlan:
@@ -180,10 +169,23 @@ def _load_node(item: Any, index: int, engine_version: str, where: str,
 def _load_edge(item: Any, index: int, where: str) -> Edge:
     if not isinstance(item, dict) or not {"source", "target"} <= set(item):
         raise PlanFormatError(f"{where}: edges[{index}] needs 'source' and 'target'")
+    unknown = sorted(set(item) - set(_EDGE_KEYS))
+    if unknown:
+        raise PlanFormatError(f"{where}: edges[{index}]: unknown field(s) "
+                              f"{', '.join(map(repr, unknown))}; an edge has "
+                              f"{', '.join(_EDGE_KEYS)}")
     ends = (item["source"], item["target"])
     if not all(isinstance(end, int) and not isinstance(end, bool) for end in ends):
         raise PlanFormatError(f"{where}: edges[{index}]: 'source' and 'target' are node ids "
-                              f"(integers), got {ends[0]!r} and {ends[1]!r}")
+                              f"(integers), got {brief_repr(ends[0])} and {brief_repr(ends[1])}")
+    shuffle = item.get("shuffle", {"type": "FORWARD"})
+    if not (isinstance(shuffle, dict) and set(shuffle) == {"type"}
+            and isinstance(shuffle["type"], str)):
+        raise PlanFormatError(f"{where}: edges[{index}]: 'shuffle' is an object like "
+                              f'{{"type": "FORWARD"}}, got {brief_repr(shuffle)}')
+    if not isinstance(item.get("shuffleMode", ""), str):
+        raise PlanFormatError(f"{where}: edges[{index}]: 'shuffleMode' is a string like "
+                              f"\"PIPELINED\", got {brief_repr(item['shuffleMode'])}")
     return Edge(*ends)
 
 

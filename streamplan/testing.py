@@ -13,6 +13,7 @@ from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_relea
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
 from .json_diff import describe_changes, json_changes
+from .json_input import parse_json, surrogate_problem
 from .executor import RunResult, SinkOutput, advances_event_time, phased_steps
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
                         state_readable)
@@ -28,6 +29,7 @@ from .runtime.rows import brief_repr, to_json, to_python
 from .sql.ast import CreateTable, Insert, StatementSet
 from .sql.parser import parse_script
 from .types import RowType
+from .values_connector import option_value_problem
 from .version import ENGINE_VERSION, SPARK_VERSION, parse_version, running_spark_version
 
 
@@ -53,8 +55,8 @@ __all__ = [
     # running and changelogs
     "FeedRow", "phased_steps", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
     "materialized_texts", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
-    # scripts
-    "parse_script", "CreateTable", "Insert", "StatementSet",
+    # scripts and tables
+    "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",
     # nodes, options, versions
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",
@@ -64,8 +66,8 @@ __all__ = [
     # checkpoints
     "CHECKPOINT_MARKER", "written_by", "check_restorable", "check_spark_release", "log_files", "last_log_entry",
     "last_batch_time_ms",
-    # JSON differences
-    "json_changes", "describe_changes",
+    # JSON: the strict reader of files from outside, and differences
+    "parse_json", "surrogate_problem", "json_changes", "describe_changes",
     # errors
     "StreamPlanError", "PlanFormatError", "PlanVersionError", "CheckpointError", "ExecutionError",
 ]

@@ -63,6 +63,12 @@ def test_a_huge_watermark_interval_is_refused_before_any_arithmetic():
                      "SECOND) WITH ('connector' = 'values')")
 
 
+def test_a_lone_surrogate_in_sql_is_a_syntax_error_at_its_position():
+    with within(), pytest.raises(SqlSyntaxError, match=r"^<script>:2:24: syntax error: a lone "
+                                                       r"surrogate \(\\ud800\) is not text$"):
+        parse_script(TABLE + "\nINSERT INTO T SELECT 'x\ud800' FROM T")
+
+
 def test_table_data_that_is_not_utf8_or_too_deep_is_a_planning_error(tmp_path):
     from streamplan.api import read_rows_file
     from streamplan.types import parse_row_type
@@ -86,7 +92,8 @@ def fixture_in(tmp_path) -> Fixture:
 
 @pytest.mark.parametrize("content, message", [
     (b'{"formatVersion": 1, \xfe}', r"manifest.json is not UTF-8 text \(byte 21\)"),
-    (b"[" * DEEP + b"]" * DEEP, r"manifest.json is malformed \(RecursionError"),
+    (b"[" * DEEP + b"]" * DEEP, r"manifest.json: not valid here: JSON nested deeper than Python "
+                                r"can read"),
     (b'{"formatVersion": 1, "program": "calc-x", "nodeType": "x", "plan": 5}',
      r"manifest.json is malformed \(field 'engineVersion': Field required; .*field 'plan': "
      r"Input should be a valid dictionary"),

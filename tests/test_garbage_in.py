@@ -5,7 +5,9 @@ directories. Examples are derandomized, so every run tries the same inputs; the 
 found bugs are pinned with @example and stay as regression tests."""
 from __future__ import annotations
 
+import copy
 import json
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -14,11 +16,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from harness.errors import HarnessError
+from harness.errors import FixtureError, HarnessError, ProgramError
 from harness.fixtures import Fixture, read_checksums, read_manifest
 from streamplan.api import TableEnvironment, explain_plan
-from streamplan.checkpoints import written_by
-from streamplan.errors import StreamPlanError
+from streamplan.checkpoints import CHECKPOINT_MARKER, check_restorable, written_by
+from streamplan.errors import CheckpointError, PlanFormatError, PlanVersionError, StreamPlanError
+from streamplan.json_input import MAX_INT_DIGITS, json_path
 from streamplan.plan import parse_plan
 from streamplan.sql.parser import parse_script
 
@@ -80,6 +83,7 @@ sql_text = st.one_of(sql_soup, st.text(max_size=200),
 @example("(" * 60 + "a" + ")" * 60)
 @example("CREATE TABLE T (a DECIMAL(" + "9" * 4400 + ", 2)) WITH ('connector' = 'values')")
 @example(TABLES + "INSERT INTO S SELECT 1E+999990, b, t FROM T")
+@example(TABLES + "INSERT INTO S SELECT '\udfff', b, t FROM T")
 def test_the_sql_parser_answers_garbage_with_typed_errors(text):
     typed_or_accepted(lambda: parse_script(text), StreamPlanError)
 
@@ -193,6 +197,262 @@ def test_the_program_builder_answers_garbage_with_typed_errors(program_id, descr
                                                                 values, config, option, sql):
     typed_or_accepted(lambda: build_program(program_id, description, column_type, values, config,
                                             option, sql), HarnessError, StreamPlanError)
+
+
+# ------------------------------------------- hostile JSON: every file the project reads
+# Shapes Python's json reads but no file of the project holds: integers past the digit bound
+# (past 4,300 digits Python itself refuses to convert them), lone surrogates in strings and
+# keys, and values of the wrong JSON type in every field. Each must be the reader's typed
+# error naming the file and the JSON path; the test asserts it, not just "no crash".
+
+HUGE = "@@huge-integer@@"          # stands for the digits json.dumps cannot write
+huge_digits = st.tuples(st.sampled_from(["", "-"]), st.integers(MAX_INT_DIGITS + 1, 6000)).map(
+    lambda t: t[0] + "7" * t[1])
+surrogate_text = st.tuples(st.text(max_size=4), st.integers(0xD800, 0xDFFF).map(chr),
+                           st.text(max_size=4)).map("".join)
+KINDS = {"bool": st.booleans(), "int": st.integers(-3, 2 ** 40),
+         "float": st.floats(-1e6, 1e6).filter(lambda f: f != int(f)),
+         "str": st.text(max_size=6), "list": st.lists(st.integers(0, 3), max_size=2),
+         "dict": st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)}
+MANIFESTS = sorted(SNAPSHOTS.glob("*/*/manifest.json"))
+SEED_MANIFESTS = [json.loads(path.read_text()) for path in MANIFESTS[::9]]
+
+
+def kind_of(value) -> str:
+    if value is None:
+        return "null"
+    for name, kind in (("bool", bool), ("int", int), ("float", float), ("str", str),
+                       ("list", list), ("dict", dict)):
+        if isinstance(value, kind):
+            return name
+    raise TypeError(value)
+
+
+def value_at(document, path):
+    for key in path:
+        document = document[key]
+    return document
+
+
+def with_value(document, path, value):
+    if not path:
+        return value
+    value_at(document, path[:-1])[path[-1]] = value
+    return document
+
+
+def dumped(document, digits: str = "") -> str:
+    return json.dumps(document).replace(json.dumps(HUGE), digits, 1)
+
+
+@st.composite
+def hostile_documents(draw, seeds: list):
+    """(JSON text, JSON path of the one planted problem, what the error says it is)."""
+    document = copy.deepcopy(draw(st.sampled_from(seeds)))
+    paths = list(leaf_paths(document))
+    shape = draw(st.sampled_from(["huge integer", "surrogate", "surrogate key"]))
+    if shape == "surrogate key":
+        path = draw(st.sampled_from([p for p in paths if isinstance(value_at(document, p), dict)]))
+        value_at(document, path)[draw(surrogate_text)] = 1
+        return dumped(document), path, "a key with a lone surrogate"
+    path = draw(st.sampled_from(paths))
+    if shape == "surrogate":
+        return dumped(with_value(document, path, draw(surrogate_text))), path, \
+            "a string with a lone surrogate"
+    digits = draw(huge_digits)
+    return (dumped(with_value(document, path, HUGE), digits), path,
+            f"an integer of {len(digits.lstrip('-'))} digits")
+
+
+@st.composite
+def wrong_typed_documents(draw, seeds: list, free_form):
+    """(JSON text, path) with the value at path replaced by one of another JSON type (never
+    null: optional fields take it). `free_form(path)` marks values no schema types."""
+    document = copy.deepcopy(draw(st.sampled_from(seeds)))
+    paths = [path for path in leaf_paths(document)
+             if path and value_at(document, path) is not None and not free_form(path)]
+    path = draw(st.sampled_from(paths))
+    was = kind_of(value_at(document, path))
+    kind = draw(st.sampled_from([kind for kind in KINDS if kind != was]))
+    return dumped(with_value(document, path, draw(KINDS[kind]))), path
+
+
+def named_key(path) -> str:
+    """The last key of a path, as an error naming the field shows it."""
+    return next(str(key) for key in reversed(path) if isinstance(key, str))
+
+
+def plan_free_form(path) -> bool:
+    # requiredDistribution is Flink's shape ({"type": "UNKNOWN"}, {"type": "HASH", "keys":
+    # [...]}) kept as written: the engine never reads it.
+    return "requiredDistribution" in path[:-1]
+
+
+@GARBAGE
+@given(hostile_documents(SEED_PLANS))
+def test_a_huge_integer_or_a_lone_surrogate_anywhere_in_a_plan_is_refused_at_its_path(case):
+    text, path, what = case
+    with pytest.raises(PlanFormatError, match=rf"^plan.json: at {re.escape(json_path(path))}: "
+                                              rf"{what}"):
+        parse_plan(text, "plan.json")
+
+
+@GARBAGE
+@given(wrong_typed_documents(SEED_PLANS, plan_free_form))
+def test_a_value_of_the_wrong_json_type_in_any_plan_field_is_refused_naming_it(case):
+    text, path = case
+    with pytest.raises(PlanFormatError, match=r"^plan.json: ") as info:
+        parse_plan(text, "plan.json")
+    named = "node type" if path[0] == "nodes" and path[2:] == ("type",) else named_key(path)
+    assert named in str(info.value)
+
+
+@GARBAGE
+@given(st.sampled_from(SEED_PLANS), st.one_of(
+    st.integers(2, 5000).map(lambda n: "1" * n), st.text(max_size=12),
+    st.sampled_from(["²", "١", "1_0", "+1", " 1", "0x1", "1e3", "-1"])))
+@example(SEED_PLANS[0], "11111111111111111111111")
+def test_a_node_type_with_any_version_suffix_is_a_plan_format_error(seed, version):
+    plan = copy.deepcopy(seed)
+    name = plan["nodes"][0]["type"].rpartition("_")[0]
+    plan["nodes"][0]["type"] = f"{name}_{version}"
+    if version in ("1", "01"):                              # a version the node has
+        return
+    with pytest.raises(PlanFormatError, match=r"^plan.json: node \d+: (unknown )?node type '"):
+        parse_plan(json.dumps(plan), "plan.json")
+
+
+# ----------------------------------------------------------------------- checkpoint markers
+
+VERSION_TEXT = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){1,3}")
+ABSENT = object()
+marker_values = st.one_of(st.sampled_from(["0.1", "0.3", "4.3.0", "99.0.0"]), st.just(ABSENT),
+                          st.just(HUGE), st.none(), surrogate_text,
+                          *(KINDS[kind] for kind in KINDS))
+PLAN_NODES = parse_plan(json.dumps(SEED_PLANS[0]), "plan.json").nodes
+
+
+@GARBAGE
+@given(engine=marker_values, spark=marker_values, digits=huge_digits)
+@example(engine=None, spark=ABSENT, digits="1" * 5000)        # was AttributeError (issue 34)
+@example(engine=HUGE, spark=ABSENT, digits="1" * 5000)        # was ValueError
+def test_a_checkpoint_marker_with_a_bad_field_is_a_checkpoint_error(tmp_path_factory, engine,
+                                                                    spark, digits):
+    directory = tmp_path_factory.mktemp("checkpoint")
+    marker = {key: value for key, value in (("engineVersion", engine), ("sparkVersion", spark))
+              if value is not ABSENT}
+    (directory / CHECKPOINT_MARKER).write_text(dumped(marker, digits), encoding="utf-8")
+    valid = (isinstance(engine, str) and VERSION_TEXT.fullmatch(engine) is not None and
+             (spark is ABSENT or isinstance(spark, str) and VERSION_TEXT.fullmatch(spark)))
+    if valid:      # a good marker may still be too old for a node, or of a newer Spark
+        typed_or_accepted(lambda: check_restorable(PLAN_NODES, directory, "restore"),
+                          CheckpointError, PlanVersionError)
+        return
+    for call in (lambda: written_by(directory),
+                 lambda: check_restorable(PLAN_NODES, directory, "restore")):
+        with pytest.raises(CheckpointError, match=re.escape(str(directory / CHECKPOINT_MARKER))):
+            call()
+
+
+# -------------------------------------------------------------------------------- manifests
+
+def manifest_fixture(tmp_path_factory, text: str) -> Fixture:
+    directory = tmp_path_factory.mktemp("fixture") / "calc_1" / "calc-x"
+    directory.mkdir(parents=True)
+    fixture = Fixture(directory, "calc", 1, "calc-x")
+    fixture.manifest_path.write_text(text, encoding="utf-8")
+    return fixture
+
+
+def manifest_free_form(path) -> bool:
+    # A state layout is the node's own description; row values are checked against the
+    # sink's types when the rows are decoded (decode_rows), not by the manifest's shape.
+    return (path[:1] == ("stateLayouts",) and len(path) > 2) or \
+        (path[:1] == ("beforeRestoreOutput",) and len(path) > 4)
+
+
+@GARBAGE
+@given(hostile_documents(SEED_MANIFESTS))
+def test_a_huge_integer_or_a_lone_surrogate_anywhere_in_a_manifest_is_refused_at_its_path(
+        tmp_path_factory, case):
+    text, path, what = case
+    with pytest.raises(FixtureError, match=rf"^fixture calc_1/calc-x: manifest.json: at "
+                                           rf"{re.escape(json_path(path))}: {what}"):
+        read_manifest(manifest_fixture(tmp_path_factory, text))
+
+
+@GARBAGE
+@given(wrong_typed_documents(SEED_MANIFESTS, manifest_free_form))
+def test_a_value_of_the_wrong_json_type_in_any_manifest_field_is_refused_naming_it(
+        tmp_path_factory, case):
+    text, path = case
+    with pytest.raises(FixtureError, match=r"^fixture calc_1/calc-x: manifest") as info:
+        read_manifest(manifest_fixture(tmp_path_factory, text))
+    named = "manifest format" if path == ("formatVersion",) else named_key(path)
+    assert named in str(info.value)
+
+
+# ------------------------------------------------------------------- program steps, malformed
+
+SCHEMA_FRAGMENTS = ["a INT", "b STRING", "t TIMESTAMP(3)", ")", "(", ";", ",", "'", "`", "--",
+                    "/*", "*/", "\n", "NOT NULL", "AS", "x", "WITH ('connector' = 'values')",
+                    "CREATE TABLE X (c INT", "SET 'a' = 'b'", "INSERT INTO S SELECT 1",
+                    "PRIMARY KEY (a) NOT ENFORCED", "WATERMARK FOR t AS t - INTERVAL '1' SECOND",
+                    "DECIMAL(" + "9" * 50 + ", 2)", "ARRAY<INT>", "ROW<x INT>", "a AS b + 1"]
+schema_components = st.lists(st.sampled_from(SCHEMA_FRAGMENTS), min_size=1, max_size=8).map(
+    " ".join)
+OPTION_VALUES = st.one_of(st.sampled_from(["I", "I,UB,UA,D", "I,UA,D", "X", "", "true", "maybe",
+                                           "rows.json"]), st.text(max_size=8), python_values)
+
+
+def build_source(schema, option, rows) -> None:
+    from harness import SourceTestStep
+
+    (SourceTestStep.new_builder("T").add_schema(*schema).add_option(*option)
+     .producing_before_restore(*rows).build())
+
+
+@GARBAGE
+@given(schema=st.lists(schema_components, min_size=1, max_size=3),
+       option=st.tuples(st.sampled_from(["changelog-mode", "sink-insert-only", "path"]),
+                        OPTION_VALUES),
+       rows=st.lists(st.lists(python_values, max_size=3), max_size=2))
+@example(schema=["a INT) WITH ('connector'='values'); CREATE TABLE X (b INT"],
+         option=("changelog-mode", "I"), rows=[])                 # was ValueError (issue 34)
+def test_malformed_program_steps_are_program_errors(schema, option, rows):
+    typed_or_accepted(lambda: build_source(schema, option, rows), ProgramError)
+
+
+@GARBAGE
+@given(columns=st.lists(st.sampled_from(["a INT", "b STRING", "c BIGINT NOT NULL"]), min_size=1,
+                        max_size=3, unique=True),
+       second=st.sampled_from(["CREATE TABLE X (b INT", "SET 'a' = 'b'; CREATE TABLE Y (c INT",
+                               "INSERT INTO T SELECT 1 FROM X; CREATE TABLE Z (d INT"]))
+def test_a_schema_component_that_closes_the_table_is_a_program_error(columns, second):
+    closing = columns[-1] + ") WITH ('connector' = 'values'); " + second
+    with pytest.raises(ProgramError, match=r"^table 'T': add_schema: the components make \d "
+                                           r"statements, not one CREATE TABLE"):
+        build_source([*columns[:-1], closing], ("changelog-mode", "I"), [])
+
+
+@GARBAGE
+@given(where=st.sampled_from(["schema", "option", "description", "sql", "row", "expected"]),
+       text=surrogate_text)
+def test_a_lone_surrogate_in_any_program_text_is_a_program_error(where, text):
+    from harness import SinkTestStep, TableTestProgram
+
+    calls = {
+        "schema": lambda: build_source([f"a{text} INT"], ("changelog-mode", "I"), []),
+        "option": lambda: build_source(["a INT"], ("path", text), []),
+        "description": lambda: TableTestProgram.of("calc-x", f"a{text}"),
+        "sql": lambda: TableTestProgram.of("calc-x", "x").run_sql(f"INSERT INTO S SELECT '{text}'"),
+        "row": lambda: build_source(["a STRING"], ("changelog-mode", "I"), [[text]]),
+        "expected": lambda: SinkTestStep.new_builder("S").add_schema("a STRING")
+        .consuming_before_restore(f"+I[{text}]"),
+    }
+    with pytest.raises(ProgramError, match=r"holds a lone surrogate \(\\ud[89a-f][0-9a-f]{2} at "
+                                           r"character \d+\), which is not text$"):
+        calls[where]()
 
 
 # ---------------------------------------------------------------------- planner up to Spark

@@ -226,7 +226,8 @@ def test_verify_names_modified_missing_and_added_checkpoint_files(tmp_path):
 def test_a_broken_manifest_names_the_remedy(tmp_path):
     fixture, _ = make_fixture(tmp_path)
     fixture.manifest_path.write_text("{")
-    with pytest.raises(FixtureError, match="manifest.json is malformed .*harness generate --program calc-x"):
+    with pytest.raises(FixtureError, match=r"manifest.json:1:2: not valid JSON: .*harness generate "
+                                           r"--program calc-x"):
         read_manifest(fixture)
 
 

@@ -77,6 +77,33 @@ CASES = {
     "edge source a string": (INTERVAL_JOIN, edge("source", "a"), r"edges\[0\]: 'source' and"),
     "edge source null": (INTERVAL_JOIN, edge("source", None), r"edges\[0\]: 'source' and"),
     "edge source NaN": (INTERVAL_JOIN, edge("source", float("nan")), r"got nan and 2"),
+    "edge shuffle a string": (INTERVAL_JOIN, edge("shuffle", "FORWARD"),
+                              r"edges\[0\]: 'shuffle' is an object like \{\"type\": \"FORWARD\"\}, "
+                              r"got 'FORWARD'"),
+    "edge shuffleMode a number": (INTERVAL_JOIN, edge("shuffleMode", 1),
+                                  r"edges\[0\]: 'shuffleMode' is a string .*, got 1"),
+    "edge with an unknown field": (INTERVAL_JOIN, edge("weight", 1),
+                                   r"edges\[0\]: unknown field\(s\) 'weight'; an edge has source, "
+                                   r"target, shuffle, shuffleMode"),
+    # node types: the version is a number of at most 9 ASCII digits
+    "node type with a 23-digit version": (INTERVAL_JOIN, set_in(
+        "calc", "type", "stream-exec-calc_" + "1" * 23),
+        r"^plan.json: node 6: node type 'stream-exec-calc_1{23}': the version after "
+        r"'stream-exec-calc_' is a number of at most 9 ASCII digits \(supported versions: 1\), "
+        r"not '1{23}'$"),
+    "node type with a 5000-digit version": (INTERVAL_JOIN, set_in(
+        "calc", "type", "stream-exec-calc_" + "1" * 5000),
+        r"node type 'stream-exec-calc_1{33}\.\.\. \(5017 characters\)': the version .* not "
+        r"'1{50}\.\.\. \(5000 characters\)'$"),
+    "node type with a superscript version": (INTERVAL_JOIN, set_in("calc", "type",
+                                                                   "stream-exec-calc_\u00b2"),
+                                             r"the version after 'stream-exec-calc_' is a number "
+                                             r"of at most 9 ASCII digits .*, not '\u00b2'$"),
+    # JSON text is Unicode: a lone surrogate is refused where it is, before any field reads it
+    "lone surrogate in a changelog kind": (
+        INTERVAL_JOIN, set_in("sink", "inputChangelogMode", ["INSERT", "\ud800"]),
+        r"^plan.json: at \$\.nodes\[6\]\.inputChangelogMode\[1\]: a string with a lone "
+        r"surrogate \(\\ud800 at character 0\)"),
     # JSON types are taken as written, not coerced
     "id a string": (INTERVAL_JOIN, set_in("calc", "id", "6"), r"field 'id': Input should be a valid"),
     "a flag a number": (AGGREGATE, set_in("group-aggregate", "needRetraction", 1),

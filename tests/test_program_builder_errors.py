@@ -4,6 +4,7 @@ fails fast: no value is converted before it is known to fit (10**10 for BYTES wo
 ten gigabytes)."""
 from __future__ import annotations
 
+import re
 import time
 from contextlib import contextmanager
 
@@ -131,6 +132,34 @@ def test_add_schema_takes_strs(component, shown):
     with rejected(r"table 'Src': add_schema: a column or constraint is a str like 'id BIGINT', "
                   r"got " + shown):
         SourceTestStep.new_builder("Src").add_schema("id INT", component)
+
+
+@pytest.mark.parametrize("components, statements", [
+    (("id INT) WITH ('connector' = 'values'); CREATE TABLE X (b INT",), 2),
+    (("id INT", "name STRING) WITH ('connector' = 'values'); SET 'a' = 'b'; CREATE TABLE Y (c INT"),
+     3),
+], ids=["a second table", "a SET and a second table"])
+def test_a_schema_component_that_ends_the_table_is_named(components, statements):
+    with rejected(rf"^table 'Src': add_schema: the components make {statements} statements, not "
+                  rf"one CREATE TABLE; a component is one column or constraint like 'id "
+                  rf"BIGINT', but {re.escape(brief_repr(components[-1]))} ends the table's "
+                  rf"definition$"):
+        SourceTestStep.new_builder("Src").add_schema(*components).build()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: SourceTestStep.new_builder("Src").add_schema("id\ud800 INT"),
+    lambda: source_builder().add_option("path", "rows\udc00.json"),
+    lambda: TableTestProgram.of("calc-x", "doubles \ud800"),
+    lambda: TableTestProgram.of("calc-x", "x").run_sql("INSERT INTO S SELECT '\ud800' FROM T"),
+    lambda: source_builder().producing_before_restore([1, "a\ud800"]).build(),
+    lambda: SinkTestStep.new_builder("Snk").add_schema("id INT").consuming_after_restore(
+        "+I[\ud800]"),
+], ids=["schema", "option value", "description", "sql", "row value", "expected row"])
+def test_a_lone_surrogate_in_any_text_is_refused_where_it_is_given(call):
+    with rejected(r"['\"].*\\ud[8c]00.*['\"] holds a lone surrogate \(\\ud[8c]00 at character "
+                  r"\d+\), which is not text$"):
+        call()
 
 
 def test_add_option_with_wrong_types():

@@ -5,8 +5,9 @@ from typing import Optional
 
 from pydantic import field_validator, model_validator
 
+from ..values_connector import option_value_problem
 from .base import PlanModel
-from .fields import FieldIndex, JoinTypeName, SparkExpression, changelog_mode_option
+from .fields import FieldIndex, JoinTypeName, SparkExpression
 
 
 class TableSpec(PlanModel):
@@ -19,8 +20,10 @@ class TableSpec(PlanModel):
     @field_validator("options")
     @classmethod
     def _known_option_values(cls, options: dict[str, str]) -> dict[str, str]:
-        if "changelog-mode" in options:
-            changelog_mode_option(options["changelog-mode"])
+        for key, value in options.items():
+            problem = option_value_problem(key, value)
+            if problem is not None:
+                raise ValueError(problem)
         return options
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from ..changelog import RowKind, parse_changelog_mode
+from ..changelog import RowKind
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
 from ..sql.expressions import parse_plan_expression
@@ -46,12 +46,6 @@ def _join_type(text: str) -> str:
 def _row_kind_name(text: str) -> str:
     if text not in RowKind.__members__:
         raise ValueError(f"'{text}' is not a row kind ({', '.join(RowKind.__members__)})")
-    return text
-
-
-def changelog_mode_option(text: str) -> str:
-    """The values connector's 'changelog-mode' option ('I,UB,UA,D')."""
-    parse_changelog_mode(text)
     return text
 
 

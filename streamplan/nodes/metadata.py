@@ -5,6 +5,7 @@ The registry enforces the rules at import time and `harness audit` re-checks the
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -202,24 +203,28 @@ class Registry:
             return self.by_type[type_id]
         name, _, version = type_id.rpartition("_")
         prefix = f"{where}: " if where else ""
+        shown = brief_type(type_id)
         known = sorted(meta.version for (_, meta) in self.by_type.values() if meta.name == name)
-        if version.isdigit() and (name, int(version)) in self.migrations:
+        supported = f"supported versions: {', '.join(map(str, known))}"
+        if known and not _VERSION_NUMBER.fullmatch(version):
+            raise PlanFormatError(
+                f"{prefix}node type '{shown}': the version after '{name}_' is a number of at "
+                f"most 9 ASCII digits ({supported}), not '{brief_type(version)}'")
+        if known and (name, int(version)) in self.migrations:
             raise PlanVersionError(
-                f"{prefix}node type '{type_id}': version {version} of '{name}' is no longer "
-                f"supported by engine {ENGINE_VERSION} (supported versions: "
-                f"{', '.join(map(str, known))}), but plans of it can be migrated. Migrate the "
-                f"plan and restore with the migrated one: COMPILE PLAN 'new.json' FROM "
-                f"'old.json' (or `streamplan migrate old.json -o new.json`).")
+                f"{prefix}node type '{shown}': version {version} of '{name}' is no longer "
+                f"supported by engine {ENGINE_VERSION} ({supported}), but plans of it can be "
+                f"migrated. Migrate the plan and restore with the migrated one: COMPILE PLAN "
+                f"'new.json' FROM 'old.json' (or `streamplan migrate old.json -o new.json`).")
         if known:
             raise PlanVersionError(
-                f"{prefix}node type '{type_id}': version {version} of '{name}' is not supported by "
-                f"engine {ENGINE_VERSION} (supported versions: {', '.join(map(str, known))}). "
-                f"Recompile the plan from its SQL with this engine, or restore with an engine "
-                f"release that still has that version.")
+                f"{prefix}node type '{shown}': version {version} of '{name}' is not supported by "
+                f"engine {ENGINE_VERSION} ({supported}). Recompile the plan from its SQL with "
+                f"this engine, or restore with an engine release that still has that version.")
         if name in UNSUPPORTED_NODES:
-            raise PlanFormatError(f"{prefix}node type '{type_id}' ({UNSUPPORTED_NODES[name]}) is not "
+            raise PlanFormatError(f"{prefix}node type '{shown}' ({UNSUPPORTED_NODES[name]}) is not "
                                   f"supported by this engine")
-        raise PlanFormatError(f"{prefix}unknown node type '{type_id}'; known types: "
+        raise PlanFormatError(f"{prefix}unknown node type '{shown}'; known types: "
                               f"{', '.join(sorted(self.by_type))}")
 
     def latest(self, name: str) -> ExecNodeMetadata:
@@ -237,6 +242,15 @@ class Registry:
 
 
 REGISTRY = Registry()
+
+# A node version as a plan writes it: 'stream-exec-calc_1'. isdigit() would also admit
+# '²' and int() refuses more than 4,300 digits: both raised ValueError from resolve().
+_VERSION_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
+def brief_type(text: str) -> str:
+    """A node type from a plan, short enough for a message."""
+    return text if len(text) <= 60 else text[:50] + f"... ({len(text)} characters)"
 
 
 def _check_min_version(meta: ExecNodeMetadata, written_by: str, where: str, what: str,

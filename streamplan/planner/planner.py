@@ -50,13 +50,12 @@ from ..sql.ast import CreateTable, Insert, Position
 from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
 from ..types import (INTEGRAL_TYPES, NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
                      parse_type, quote_identifier)
+from ..values_connector import VALUES_OPTIONS, option_value_problem
 from .aggregates import AggregateCall, aggregate_calls, result_type
 from .hints import QueryHints, check_early_fire_applies, parse_hints
 from .interval_bounds import Bounds, add_to_bounds, time_predicate
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .type_resolver import SparkTypeResolver
-
-VALUES_OPTIONS = {"connector", "changelog-mode", "path", "sink-insert-only"}
 
 # Clauses the planner cannot plan, with the exec node they would need.
 _UNSUPPORTED_CLAUSES = {
@@ -336,11 +335,15 @@ class PlanBuilder:
             raise UnsupportedSqlError(f"connector '{connector}' of table '{name}' (only 'values' "
                                       f"is supported)", table.position.line, table.position.column,
                                       table.position.source)
-        unknown = sorted(set(table.options) - VALUES_OPTIONS)
+        unknown = sorted(set(table.options) - set(VALUES_OPTIONS))
         if unknown:
             raise PlanningError(f"{table.position}: table '{name}': unsupported option(s) "
                                 f"{', '.join(unknown)}; the values connector takes "
                                 f"{', '.join(sorted(VALUES_OPTIONS))}")
+        for key, value in table.options.items():
+            problem = option_value_problem(key, value)
+            if problem is not None:
+                raise PlanningError(f"{table.position}: table '{name}': option '{key}': {problem}")
         return table
 
     def _scan(self, table: CreateTable) -> ExecNode:

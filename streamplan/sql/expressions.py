@@ -10,6 +10,7 @@ loader refuses it in a plan, naming the node and the field.
 """
 from __future__ import annotations
 
+import re
 import sys
 from typing import Optional
 
@@ -84,12 +85,77 @@ def numeric_literal_problem(text: str) -> Optional[str]:
     return None
 
 
+# Functions that build a value of the size an argument asks for: REPEAT(s, n) is n times s,
+# LPAD/RPAD(s, n) n characters. Spark allocates what they build, so a plan (which is data)
+# could ask for gigabytes: repeat('x', 1000000000). Bounded rather than refused, as they are
+# Flink built-ins that queries use: the size argument must be an integer literal (known at
+# load; a column would make the size the data's to choose), and what the call builds from
+# the plan's own text — the size times the literal text it repeats, times the counts of the
+# REPEATs around it — is at most MAX_BUILT_SIZE characters. SPACE, ARRAY_REPEAT and SEQUENCE
+# build sized values too and are not in the language at all (_FUNCTIONS).
+MAX_BUILT_SIZE = 10_000
+_SIZE_ARGUMENTS = {exp.Repeat: ("times", "count"), exp.Pad: ("expression", "length")}
+_INTEGER = re.compile(r"[0-9]{1,12}")
+
+
+def _sized_name(node: exp.Expression) -> str:
+    if isinstance(node, exp.Pad):
+        return "LPAD" if node.args.get("is_left") else "RPAD"
+    return node.sql_name()
+
+
+def _size(node: exp.Expression) -> Optional[int]:
+    """The size argument of a REPEAT or PAD call when it is an integer literal."""
+    argument = node.args.get(_SIZE_ARGUMENTS[type(node)][0])
+    if isinstance(argument, exp.Literal) and not argument.is_string and \
+            _INTEGER.fullmatch(argument.this):
+        return int(argument.this)
+    return None
+
+
+def size_problem(node: exp.Expression) -> Optional[str]:
+    """Why a REPEAT or PAD call may build more than MAX_BUILT_SIZE characters, or None."""
+    name, (key, what) = _sized_name(node), _SIZE_ARGUMENTS[type(node)]
+    size = _size(node)
+    if size is None:
+        argument = node.args.get(key)
+        shown = argument.sql(dialect="spark") if argument is not None else "none"
+        shown = shown if len(shown) <= 30 else shown[:27] + "..."
+        return (f"function {name} with a {what} that is not an integer literal from 0 to "
+                f"{MAX_BUILT_SIZE} ({shown})")
+    if size > MAX_BUILT_SIZE:
+        return f"function {name} with a {what} of {size} (at most {MAX_BUILT_SIZE})"
+    built = size
+    if isinstance(node, exp.Repeat):        # LPAD/RPAD build `size` characters, whatever they pad
+        built *= max(1, sum(len(text.this) for text in node.this.find_all(exp.Literal)
+                            if text.is_string))
+    outer = [parent for parent in _ancestors(node) if isinstance(parent, exp.Repeat)]
+    for parent in outer:
+        built *= _size(parent) or 1         # a parent without a literal count is refused itself
+    if built > MAX_BUILT_SIZE:
+        around = " nested in REPEAT" if outer else ""
+        return (f"function {name}{around} building up to {built} characters from the "
+                f"expression's literals (at most {MAX_BUILT_SIZE})")
+    return None
+
+
+def _ancestors(node: exp.Expression):
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
 def disallowed_construct(tree: exp.Expression) -> Optional[str]:
     """The first construct of `tree` an expression may not use, as a user would name it
     (`function REFLECT`, `subquery`), or None when every part is allowed."""
     for node in tree.walk():
         if isinstance(node, exp.Literal) and not node.is_string:
             problem = numeric_literal_problem(node.this)
+            if problem is not None:
+                return problem
+        elif isinstance(node, tuple(_SIZE_ARGUMENTS)):
+            problem = size_problem(node)
             if problem is not None:
                 return problem
         elif isinstance(node, exp.Anonymous):

@@ -25,6 +25,9 @@ HINT = "hint"        # /*+ ... */
 
 _WORD_RE = re.compile(r"[^\W\d]\w*")
 _NUMBER_RE = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+# A lone surrogate ('\ud800' from a Python string) is no text: no file, plan or Spark can
+# encode it, so the script is refused where it holds one.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,10 @@ class Token:
 def tokenize(src: SourceText, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of src.text[start:end]; unterminated strings or comments fail where they start."""
     text, end = src.text, len(src.text) if end is None else end
+    lone = _SURROGATE_RE.search(text, start, end)
+    if lone is not None:
+        raise src.syntax_error(f"a lone surrogate (\\u{ord(lone.group()):04x}) is not text",
+                               lone.start())
     tokens: list[Token] = []
     i = start
     while i < end:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from ..changelog import RowKind, mode_names
-from ..durations import parse_duration_ms
+from ..durations import format_duration_ms, parse_duration_ms
 from ..errors import ChangelogModeError, OptionError
 from ..options import Configuration, NodeConfiguration, lookup_option
 from ..types import RowType, parse_row_type
@@ -151,6 +151,32 @@ class ExecNode(PlanModel):
             f"({', '.join(mode_names(kinds))}) which are produced by node {producer.id} "
             f"'{producer.type}' ({producer.description}).{producer.changelog_reason()}"
             + (f" {remedy}" if remedy else ""))
+
+    # --- planning traits (Flink's metadata queries, answered by the node) -------------------
+    STATE_NAMES: ClassVar[tuple[str, ...]] = ()   # FLIP-292 state entries, one per input
+
+    @classmethod
+    def default_state(cls, version: int, ttls_ms: list[int],
+                      spec: dict[str, Any]) -> Optional[list["StateMetadata"]]:
+        """The `state` entries a new node of `version` gets (Flink's
+        StateMetadata.getOneInputOperatorDefaultMeta): one per input, with `ttls_ms[i]`
+        (the hinted TTL or table.exec.state.ttl); None for a node without them."""
+        if not cls.STATE_NAMES:
+            return None
+        return [StateMetadata(index=index, ttl=format_duration_ms(ttl), name=name)
+                for index, (name, ttl) in enumerate(zip(cls.STATE_NAMES, ttls_ms))]
+
+    def output_unique_keys(self, inputs: list[RowType],
+                           input_keys: list[list[list[int]]]) -> list[list[int]]:
+        """Flink's unique keys of this node's output (FlinkRelMdUniqueKeys), given its
+        inputs' types and unique keys; the join's state and the sink's upsert key use them.
+        Default: none known."""
+        return []
+
+    def needs_update_before(self, input_keys: list[list[int]], downstream: bool) -> bool:
+        """Whether this node needs -U rows from an input with unique keys `input_keys`
+        (Flink's UpdateKindTrait); `downstream`: whether its own consumers need them."""
+        return True
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         """State variables and their schemas (empty for stateless nodes). Fixtures record it;

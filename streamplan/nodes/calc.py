@@ -24,6 +24,18 @@ class StreamExecCalc(ExecNode):
                              f"{len(self.row_type.fields)} output field(s) in outputType")
         return self
 
+    def output_unique_keys(self, inputs, input_keys):
+        """A unique key survives when every one of its columns is projected as is."""
+        position = {quote_identifier(name): i for i, name in enumerate(inputs[0].names)}
+        mapped: dict[int, int] = {}
+        for out_index, expr in enumerate(self.projection):
+            if expr in position:
+                mapped.setdefault(position[expr], out_index)
+        return [[mapped[i] for i in key] for key in input_keys[0] if all(i in mapped for i in key)]
+
+    def needs_update_before(self, input_keys, downstream):
+        return self.condition is not None or downstream     # a filter may drop a +U
+
     def translate(self, ctx, inputs):
         frame = inputs[0]
         if self.condition is not None:

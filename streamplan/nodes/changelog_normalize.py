@@ -11,17 +11,19 @@ from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
-STATE_NAME = "changelogNormalizeState"
-
 
 @exec_node(name="stream-exec-changelog-normalize", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecChangelogNormalize(ExecNode):
+    STATE_NAMES = ("changelogNormalizeState",)
     unique_keys: list[FieldIndex]
     generate_update_before: bool
 
     def input_field_indexes(self):
         return [("uniqueKeys", 0, self.unique_keys)]
+
+    def output_unique_keys(self, inputs, input_keys):
+        return [list(self.unique_keys)]
 
     def output_changelog(self, inputs):
         kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE}

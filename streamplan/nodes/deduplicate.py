@@ -18,12 +18,11 @@ from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
-STATE_NAME = "deduplicateState"
-
 
 @exec_node(name="stream-exec-deduplicate", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecDeduplicate(ExecNode):
+    STATE_NAMES = ("deduplicateState",)
     unique_keys: list[FieldIndex]             # the partition key
     is_rowtime: bool
     keep_last_row: bool
@@ -37,6 +36,9 @@ class StreamExecDeduplicate(ExecNode):
     def emits_on_timer(self) -> bool:
         """Event-time keep-first with insert-only output: the row is emitted on a timer."""
         return self.is_rowtime and not self.keep_last_row and bool(self.output_insert_only)
+
+    def output_unique_keys(self, inputs, input_keys):
+        return [list(self.unique_keys)]
 
     def rowtime_index(self, input_row: RowType):
         return input_row.rowtime_index if self.is_rowtime else None

@@ -14,6 +14,9 @@ class StreamExecDropUpdateBefore(ExecNode):
     def output_changelog(self, inputs):
         return inputs[0] - {RowKind.UPDATE_BEFORE}
 
+    def output_unique_keys(self, inputs, input_keys):
+        return input_keys[0]
+
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F
 

@@ -12,7 +12,6 @@ from .keyed import GLOBAL_KEY, struct_ddl, transform_keyed
 from .fields import FieldIndex, SqlTypeText
 from .metadata import exec_node
 
-STATE_NAME = "groupAggregateState"
 
 
 class AggCallSpec(PlanModel):
@@ -39,6 +38,7 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(ExecNode):
+    STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
     generate_update_before: bool
@@ -69,6 +69,9 @@ class StreamExecGroupAggregate(ExecNode):
             raise ChangelogModeError(
                 f"Group aggregate node {self.id} has needRetraction=false but its input emits "
                 f"retractions; the plan was edited inconsistently.")
+
+    def output_unique_keys(self, inputs, input_keys):
+        return [list(range(len(self.grouping)))]
 
     # --- state ---------------------------------------------------------------------------
     def runtime_calls(self):

@@ -27,6 +27,7 @@ LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 @exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
 class StreamExecJoin(ExecNode):
     arity = 2
+    STATE_NAMES = (LEFT_STATE, RIGHT_STATE)
     join_spec: JoinSpec
     left_unique_keys: list[list[FieldIndex]]        # of the left input (Flink: leftUniqueKeys)
     right_unique_keys: list[list[FieldIndex]]
@@ -40,6 +41,10 @@ class StreamExecJoin(ExecNode):
             raise ValueError("version 2 needs 'state' with one entry per input (index 0: left, "
                              "index 1: right)")
         return self
+
+    @classmethod
+    def default_state(cls, version, ttls_ms, spec):
+        return None if version == 1 else super().default_state(version, ttls_ms, spec)
 
     @plan_migration(from_version=1)
     def _state_ttl_into_the_plan(node: dict) -> dict:

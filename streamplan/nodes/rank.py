@@ -15,7 +15,6 @@ from .fields import FieldIndex
 from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
-STATE_NAME = "rankState"
 APPEND_FAST, RETRACT = "AppendFast", "Retract"
 
 
@@ -51,6 +50,7 @@ class RankStrategy(PlanModel):
 
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
 class StreamExecRank(ExecNode):
+    STATE_NAMES = ("rankState",)
     rank_type: Literal["ROW_NUMBER"]
     partition: PartitionSpec
     order_by: SortSpec
@@ -62,6 +62,16 @@ class StreamExecRank(ExecNode):
     def input_field_indexes(self):
         return [("partition.fields", 0, self.partition.fields),
                 ("orderBy.fields", 0, [field.index for field in self.order_by.fields])]
+
+    def output_unique_keys(self, inputs, input_keys):
+        """Flink's FlinkRelMdUniqueKeys of a Rank: the input's, and the partition key with
+        the row number, or alone for a top 1."""
+        keys = [list(key) for key in input_keys[0]]
+        if self.output_row_number:
+            keys.insert(0, list(self.partition.fields) + [len(self.row_type.fields) - 1])
+        elif self.rank_range.end == 1:
+            keys.insert(0, list(self.partition.fields))
+        return keys
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):

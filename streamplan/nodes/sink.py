@@ -13,8 +13,6 @@ from .keyed import struct_ddl, transform_keyed
 from .metadata import exec_node
 
 
-MATERIALIZE_STATE_NAME = "sinkMaterializeState"
-
 
 def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
     """Flink's values sink: insert-only unless 'sink-insert-only' = 'false'."""
@@ -24,6 +22,7 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
 @exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
+    STATE_NAMES = ("sinkMaterializeState",)     # only when the sink materializes
     table: TableSpec
     input_changelog_mode: list[RowKindName]
     # The sink upsert materializer (Flink's SinkUpsertMaterializer), when the plan has one:
@@ -35,6 +34,18 @@ class StreamExecSink(ExecNode):
 
     def input_field_indexes(self):
         return [("inputUpsertKey", 0, self.input_upsert_key or [])]
+
+    @classmethod
+    def default_state(cls, version, ttls_ms, spec):
+        return super().default_state(version, ttls_ms, spec) if spec.get("upsert_materialize") else None
+
+    def needs_update_before(self, input_keys, downstream):
+        """-U is needed unless the sink's primary key is the input's unique key (each row
+        then replaces its key's row); the materializer always retracts."""
+        if not self.table.primary_key or self.materializes:
+            return True
+        wanted = sorted(self.row_type.index(name) for name in self.table.primary_key)
+        return not any(sorted(key) == wanted for key in input_keys)
 
     @property
     def materializes(self) -> bool:

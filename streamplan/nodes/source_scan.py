@@ -17,6 +17,10 @@ class StreamExecTableSourceScan(ExecNode):
     def output_changelog(self, inputs: list[frozenset[RowKind]]) -> frozenset[RowKind]:
         return parse_changelog_mode(self.table.options.get("changelog-mode", "I"))
 
+    def output_unique_keys(self, inputs, input_keys):
+        primary_key = self.table.primary_key or []
+        return [[self.row_type.index(name) for name in primary_key]] if primary_key else []
+
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F
 

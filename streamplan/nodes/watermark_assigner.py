@@ -21,6 +21,9 @@ class StreamExecWatermarkAssigner(ExecNode):
     def input_field_indexes(self):
         return [("rowtimeFieldIndex", 0, [self.rowtime_field_index])]
 
+    def output_unique_keys(self, inputs, input_keys):
+        return input_keys[0]
+
     def translate(self, ctx, inputs):
         from pyspark.sql import functions as F
 

@@ -22,24 +22,18 @@ from ..durations import format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
-from ..nodes.base import StateMetadata
 from ..nodes.calc import StreamExecCalc
-from ..nodes.changelog_normalize import STATE_NAME as NORMALIZE_STATE_NAME
 from ..nodes.changelog_normalize import StreamExecChangelogNormalize
-from ..nodes.deduplicate import STATE_NAME as DEDUP_STATE_NAME
 from ..nodes.deduplicate import StreamExecDeduplicate
 from ..nodes.drop_update_before import StreamExecDropUpdateBefore
 from ..nodes.common import JoinSpec, TableSpec
-from ..nodes.group_aggregate import STATE_NAME as AGG_STATE_NAME
 from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
 from ..nodes.interval_join import IntervalJoinSpec, StreamExecIntervalJoin, WindowBounds
 from ..nodes.join import StreamExecJoin
 from ..nodes.metadata import node_name
 from ..nodes.rank import APPEND_FAST, RETRACT
-from ..nodes.rank import STATE_NAME as RANK_STATE_NAME
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
                           StreamExecRank)
-from ..nodes.sink import MATERIALIZE_STATE_NAME as SINK_MATERIALIZE_STATE
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
@@ -105,10 +99,17 @@ class PlanBuilder:
     optional_normalizes: set[int] = field(default_factory=set)   # upsert sources' normalizes
 
     # --- graph helpers --------------------------------------------------------------------
-    def add(self, kind: type, inputs: list[ExecNode], **spec) -> ExecNode:
+    def add(self, kind: type, inputs: list[ExecNode], state_ttls: Optional[list[int]] = None,
+            **spec) -> ExecNode:
         """A node of `kind`'s exec node at its latest version, served by the class the
-        registry holds for that version (a newer version may live in another class)."""
+        registry holds for that version (a newer version may live in another class). Its
+        `state` entries are the node's own defaults, with `state_ttls` (one per input; by
+        default table.exec.state.ttl)."""
         cls, meta = REGISTRY.latest_class(node_name(kind))
+        ttls = state_ttls or [self.config.get(STATE_TTL)] * max(cls.arity, 1)
+        state = cls.default_state(meta.version, ttls, spec)
+        if state is not None:
+            spec["state"] = state
         node = cls(id=len(self.nodes) + 1, type=meta.type_id,
                    configuration=self.config.persisted_for(meta.consumed_options),
                    input_properties=[{} for _ in inputs], **spec)
@@ -117,7 +118,8 @@ class PlanBuilder:
             node, inputs, self.modes, self.origins)
         self.nodes.append(node)
         self.edges.extend(Edge(source.id, node.id) for source in inputs)
-        self.unique_keys[node.id] = self._derive_unique_keys(node, inputs)
+        self.unique_keys[node.id] = node.output_unique_keys(
+            [source.row_type for source in inputs], [self.unique_keys[source.id] for source in inputs])
         return node
 
     def plan(self, inserts: list[Insert]) -> CompiledPlan:
@@ -147,8 +149,6 @@ class PlanBuilder:
                  upsert_materialize=True if materialize else None,
                  input_upsert_key=upsert_key if materialize else None,
                  conflict_strategy=insert.on_conflict,
-                 state=[StateMetadata(index=0, ttl=format_duration_ms(self.config.get(STATE_TTL)),
-                                      name=SINK_MATERIALIZE_STATE)] if materialize else None,
                  description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}]"
                              + (", upsertMaterialize=[true]" if materialize else "")
                              + (f", conflictStrategy=[{insert.on_conflict}]" if insert.on_conflict
@@ -406,10 +406,8 @@ class PlanBuilder:
         if RowKind.UPDATE_BEFORE in kinds:        # the normalize rebuilds -U from its state
             node = self.add(StreamExecDropUpdateBefore, [node], output_type=row.text,
                             description="DropUpdateBefore")
-        state = [StateMetadata(index=0, ttl=format_duration_ms(self.config.get(STATE_TTL)),
-                               name=NORMALIZE_STATE_NAME)]
         normalize = self.add(StreamExecChangelogNormalize, [node], unique_keys=keys,
-                             generate_update_before=True, output_type=row.text, state=state,
+                             generate_update_before=True, output_type=row.text,
                              description=f"ChangelogNormalize(key=[{', '.join(table.primary_key)}])")
         if not duplicates:
             self.optional_normalizes.add(normalize.id)
@@ -531,25 +529,20 @@ class PlanBuilder:
         spec = dict(join_spec=join_spec, left_unique_keys=left_unique,
                     right_unique_keys=right_unique, output_type=output.text,
                     description=description)
-        _, meta = REGISTRY.latest_class(node_name(StreamExecJoin))
-        if meta.version >= 2:
-            spec["state"] = [self._state_entry(index, name, relation.names if top_level else (),
-                                               ctx, is_join=True)
-                             for index, (name, relation) in enumerate(
-                                 (("leftState", left), ("rightState", right)))]
-        elif top_level and any(ctx.hints.state_ttl.for_input(r.names, True) is not None
-                               for r in (left, right)):
+        cls, meta = REGISTRY.latest_class(node_name(StreamExecJoin))
+        ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=True)
+                for relation in (left, right)]
+        if cls.default_state(meta.version, ttls, spec) is None and top_level and any(
+                ctx.hints.state_ttl.for_input(r.names, True) is not None for r in (left, right)):
             raise UnsupportedSqlError(
                 f"a STATE_TTL hint on a regular join at {where}: {meta.type_id} has no per-input "
                 f"state TTL in its plan (only 'table.exec.state.ttl')")
-        return self.add(StreamExecJoin, [left.node, right.node], **spec)
+        return self.add(StreamExecJoin, [left.node, right.node], state_ttls=ttls, **spec)
 
-    def _state_entry(self, index: int, name: str, input_names: tuple[str, ...],
-                     ctx: QueryContext, is_join: bool) -> StateMetadata:
+    def _state_ttl(self, input_names: tuple[str, ...], ctx: QueryContext, is_join: bool) -> int:
         """FLIP-292: a hinted TTL for this input, else the session's table.exec.state.ttl."""
         hinted = ctx.hints.state_ttl.for_input(input_names, is_join) if input_names else None
-        ttl = hinted if hinted is not None else self.config.get(STATE_TTL)
-        return StateMetadata(index=index, ttl=format_duration_ms(ttl), name=name)
+        return hinted if hinted is not None else self.config.get(STATE_TTL)
 
     # --- ROW_NUMBER: deduplication and top-N -----------------------------------------------
     def _ranked_source(self, select: exp.Select, ctx: QueryContext):
@@ -627,7 +620,7 @@ class PlanBuilder:
         if (start, end) == (1, 1) and time_field is not None and not uses_rn and (
                 time_field.rowtime or time_field.proctime):
             keep_last = not sort[0][1]
-            state = [self._state_entry(0, DEDUP_STATE_NAME, hinted, ctx, is_join=False)]
+            ttls = [self._state_ttl(hinted, ctx, is_join=False)]
             keys = ", ".join(row.names[i] for i in partition)
             node = self.add(StreamExecDeduplicate, [input_node], unique_keys=partition,
                             is_rowtime=time_field.rowtime, keep_last_row=keep_last,
@@ -637,7 +630,7 @@ class PlanBuilder:
                             description=f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], "
                                         f"key=[{keys}], order=[{'ROWTIME' if time_field.rowtime else 'PROCTIME'}]"
                                         f"{'' if keep_last else ', outputInsertOnly=[true]'})",
-                            state=state)
+                            state_ttls=ttls)
             fields = list(node.row_type.fields)
         else:
             insert_only = self.modes[input_node.id] == frozenset({RowKind.INSERT})
@@ -645,7 +638,7 @@ class PlanBuilder:
             if uses_rn:     # named apart from a column the window reads under the same name
                 rn_name = _dedupe([*out_row.names, rn])[-1]
                 out_row = RowType(out_row.fields + (Field(rn_name, SqlType("BIGINT", (), False)),))
-            state = [self._state_entry(0, RANK_STATE_NAME, hinted, ctx, is_join=False)]
+            ttls = [self._state_ttl(hinted, ctx, is_join=False)]
             order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
                                    for i, asc, _ in sort)
             node = self.add(
@@ -657,7 +650,7 @@ class PlanBuilder:
                 rank_range=RankRange(start=start, end=end),
                 rank_strategy=RankStrategy(type=APPEND_FAST if insert_only else RETRACT),
                 output_row_number=uses_rn, generate_update_before=True,
-                output_type=out_row.text, state=state,
+                output_type=out_row.text, state_ttls=ttls,
                 description=f"Rank(strategy=[{APPEND_FAST if insert_only else RETRACT}], "
                             f"rankType=[ROW_NUMBER], rankRange=[rankStart={start}, "
                             f"rankEnd={end}], partitionBy=[{', '.join(row.names[i] for i in partition)}], "
@@ -744,8 +737,7 @@ class PlanBuilder:
         output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
                                              for spec in specs]))
         need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
-        state = [self._state_entry(0, AGG_STATE_NAME, relation.names if top_level else (), ctx,
-                                   is_join=False)]
+        ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
         grouped = ", ".join(out_names[:len(keys)])
         selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
         description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
@@ -753,7 +745,7 @@ class PlanBuilder:
         agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(len(keys))),
                        agg_calls=specs, generate_update_before=True,
                        need_retraction=need_retraction, output_type=output.text,
-                       description=description, state=state)
+                       description=description, state_ttls=ttls)
         # 3. the calc above: HAVING and the SELECT list, over the keys and the results
         key_columns = {spark_sql(scope.rewrite(key)): output.fields[i].name
                        for i, key in enumerate(keys)}
@@ -787,35 +779,6 @@ class PlanBuilder:
                                      sink_row)
 
     # --- properties that flow through the graph ---------------------------------------------
-    def _derive_unique_keys(self, node: ExecNode, inputs: list[ExecNode]) -> list[list[int]]:
-        """Flink's unique keys of a node's output, as far as the join's state needs them."""
-        if isinstance(node, StreamExecTableSourceScan):
-            pk = node.table.primary_key or []
-            return [[node.row_type.index(name) for name in pk]] if pk else []
-        if isinstance(node, (StreamExecWatermarkAssigner, StreamExecDropUpdateBefore)):
-            return self.unique_keys[inputs[0].id]
-        if isinstance(node, StreamExecCalc):
-            input_names = inputs[0].row_type.names
-            position = {quote_identifier(name): i for i, name in enumerate(input_names)}
-            mapped = {}
-            for out_index, expr in enumerate(node.projection):
-                if expr in position:
-                    mapped.setdefault(position[expr], out_index)
-            return [[mapped[i] for i in key] for key in self.unique_keys[inputs[0].id]
-                    if all(i in mapped for i in key)]
-        if isinstance(node, StreamExecGroupAggregate):
-            return [list(range(len(node.grouping)))]
-        if isinstance(node, (StreamExecDeduplicate, StreamExecChangelogNormalize)):
-            return [list(node.unique_keys)]
-        if isinstance(node, StreamExecRank):    # Flink's FlinkRelMdUniqueKeys of a Rank
-            keys = [list(key) for key in self.unique_keys[inputs[0].id]]
-            if node.output_row_number:
-                keys.insert(0, list(node.partition.fields) + [len(node.row_type.fields) - 1])
-            elif node.rank_range.end == 1:
-                keys.insert(0, list(node.partition.fields))
-            return keys
-        return []
-
     def _generate_update_before_where_needed(self) -> None:
         """Nodes that generate updates (aggregates, deduplicate, rank, changelog normalize)
         emit -U only when a consumer needs it (Flink's UpdateKindTrait): sinks without a
@@ -835,15 +798,8 @@ class PlanBuilder:
             return needs[node.id]
 
         def requires(consumer: ExecNode, producer: ExecNode) -> bool:
-            if isinstance(consumer, StreamExecSink):
-                key = consumer.table.primary_key
-                if not key or consumer.materializes:      # the materializer retracts
-                    return True
-                wanted = sorted(consumer.row_type.index(name) for name in key)
-                return not any(sorted(k) == wanted for k in self.unique_keys[producer.id])
-            if isinstance(consumer, StreamExecCalc):
-                return consumer.condition is not None or needs_update_before(consumer)
-            return True
+            return consumer.needs_update_before(self.unique_keys[producer.id],
+                                                needs_update_before(consumer))
 
         wanted = {node.id: needs_update_before(node) for node in self.nodes
                   if "generate_update_before" in type(node).model_fields}
@@ -877,7 +833,7 @@ class PlanBuilder:
             inputs = plan.inputs_of(node)
             self.modes[node.id], self.origins[node.id] = infer_node_changelog(
                 node, inputs, self.modes, self.origins)
-            if isinstance(node, StreamExecSink):
+            if "input_changelog_mode" in type(node).model_fields:     # the sink records it
                 self.nodes[index] = node.model_copy(update={
                     "input_changelog_mode": mode_names(self.modes[inputs[0].id])})
 

@@ -37,6 +37,10 @@ _BY_CODE = {kind.code: kind for kind in RowKind}
 # through the watermark assigner and is dropped right after it. Never reaches a sink.
 END_OF_INPUT_CODE = 9
 OP_COLUMN = "__op"
+# The columns of a two-input node's keyed union (nodes/two_input.py), which its processor
+# reads: the join key (`__k0`, `__k1`, ...), the side (0 left, 1 right), the row kind, and
+# the row as a struct on its own side (NULL on the other).
+KEY_PREFIX, SIDE_COLUMN, KIND_COLUMN, LEFT_ROW, RIGHT_ROW = "__k", "__side", "__kind", "__l", "__r"
 
 # A feed row: (RowKind, values) or the end-of-input marker; a step is one micro-batch.
 FeedRow = tuple[Optional[RowKind], tuple]

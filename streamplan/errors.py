@@ -66,6 +66,11 @@ class ExecutionError(StreamPlanError):
     """The streaming query failed at run time."""
 
 
+class NotInsertOnlyError(ExecutionError, ValueError):
+    """An operator that takes insert-only input (a deduplicate, an append-only Top-N) got
+    another row kind (Flink's checkInsertOnly)."""
+
+
 class NotNullViolation(ExecutionError):
     """A NULL reached a NOT NULL sink column while the enforcer is ERROR."""
 

@@ -4,7 +4,7 @@ keeps itself because Spark allows no state TTL in event-time mode."""
 from __future__ import annotations
 
 from streamplan.changelog import OP_COLUMN, RowKind
-from streamplan.runtime.deduplicate import DeduplicateParams, make_processor_class, state_layout
+from streamplan.runtime.deduplicate import DeduplicateParams, processor_class, state_layout
 from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
 
 NAMES = ("k", "t", "v")
@@ -17,8 +17,8 @@ class KeyedRun:
         params = DeduplicateParams(False, 1, True, ttl_ms=ttl_ms, emit_on_timer=True)
         self.store = Store()
         self.store.key = ("k",)
-        self.processor = make_processor_class(params)(
-            params, state_layout(params, "`k`: STRING, `t`: BIGINT, `v`: STRING"), NAMES)
+        self.processor = processor_class(params)(
+            params, state_layout(params, "`k`: STRING, `t`: BIGINT, `v`: STRING"), NAMES, NAMES)
         self.processor.init(Handle(self.store))
 
     def batch(self, watermark: int, *rows: tuple, now_ms: int = 0) -> list[str]:

@@ -9,6 +9,7 @@ Plus version 2's encoding: row values round trip, and a blob cannot make the rea
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import pickle
 import random
@@ -77,11 +78,12 @@ class Operator:
 
 def v1_operator(p: IntervalJoinParams) -> Operator:
     layout = v1.state_layout("k INT, lv STRING, lt TIMESTAMP", "k INT, rv STRING, rt TIMESTAMP")
-    return Operator(v1.make_processor_class()(p, layout))
+    return Operator(v1.IntervalJoinProcessor(p, layout, (), p.output_names))
 
 
 def v2_operator(p: IntervalJoinParams) -> Operator:
-    return Operator(v2.make_processor_class()(p, TYPES, TYPES, ("INT",)), by_bucket)
+    p = dataclasses.replace(p, column_types=(TYPES, TYPES, ("INT",)))
+    return Operator(v2.IntervalJoinProcessorV2(p, {}, (), p.output_names), by_bucket)
 
 
 # --- randomized workloads ------------------------------------------------------------------------

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from streamplan.changelog import RowKind
-from streamplan.runtime.rank import (NotInsertOnlyError, RankCore, RankParams, RankState,
+from streamplan.runtime.rank import (NotInsertOnlyError, RankParams, RankState,
                                      compare_sort_keys, decode_state, encode_state,
-                                     state_layout)
+                                     state_layout, top_n_function)
 
 I, UB, UA, D = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 SCORE_ASC = ((1, True, True),)
@@ -18,7 +18,7 @@ class TopN:
 
     def __init__(self, rank_end, rank_start=1, rn=True, update_before=True, insert_only=True,
                  sort_key=SCORE_ASC):
-        self.core = RankCore(RankParams(sort_key, rank_start, rank_end, rn, update_before,
+        self.core = top_n_function(RankParams(sort_key, rank_start, rank_end, rn, update_before,
                                         insert_only))
         self.state = RankState()
 
@@ -265,7 +265,7 @@ def test_state_layout_per_strategy():
 
 
 def test_retract_state_round_trips_with_sort_keys_in_order_and_uncounted_rows():
-    core = RankCore(RankParams(SCORE_ASC, 1, 2, True, True, False))
+    core = top_n_function(RankParams(SCORE_ASC, 1, 2, True, True, False))
     state = RankState(data={(5,): [("a", 5)], (None,): [("n", None), ("m", None)],
                             (3,): [("b", 3)]},
                       counts={(5,): 1, (None,): 2})
@@ -278,8 +278,8 @@ def test_retract_state_round_trips_with_sort_keys_in_order_and_uncounted_rows():
 
 
 def test_append_and_top1_states_round_trip():
-    append = RankCore(RankParams(SCORE_ASC, 1, 2, True, True, True))
+    append = top_n_function(RankParams(SCORE_ASC, 1, 2, True, True, True))
     state = RankState(data={(5,): [("a", 5)], (3,): [("b", 3), ("c", 3)]})
     assert decode_state(append, encode_state(append, state)).data == state.data
-    top1 = RankCore(RankParams(SCORE_ASC, 1, 1, True, True, True))
+    top1 = top_n_function(RankParams(SCORE_ASC, 1, 1, True, True, True))
     assert decode_state(top1, encode_state(top1, RankState(top1=("a", 5)))).top1 == ("a", 5)

@@ -1,28 +1,21 @@
-"""All exec nodes, registered and checked at import.
+"""All exec nodes, found, registered and checked at import.
 
-A class that subclasses ExecNode must be annotated with @exec_node; node names the
-engine knows but does not support are listed in metadata.UNSUPPORTED_NODES.
+Every module of this package is imported; every class in it annotated with @exec_node is
+registered. A subclass of ExecNode that is neither annotated nor a base of annotated
+classes (such as KeyedNode) is refused by name, and node names the engine knows but does
+not support are listed in metadata.UNSUPPORTED_NODES. Adding a node is adding its module.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from ..errors import RegistryError
 from .base import ExecNode, TranslateContext
-from .calc import StreamExecCalc
-from .changelog_normalize import StreamExecChangelogNormalize
-from .deduplicate import StreamExecDeduplicate
-from .drop_update_before import StreamExecDropUpdateBefore
-from .group_aggregate import StreamExecGroupAggregate
-from .interval_join import StreamExecIntervalJoin
-from .join import StreamExecJoin
-from .rank import StreamExecRank
 from .metadata import REGISTRY, UNSUPPORTED_NODES, ExecNodeMetadata, exec_node
-from .sink import StreamExecSink
-from .source_scan import StreamExecTableSourceScan
-from .watermark_assigner import StreamExecWatermarkAssigner
 
-NODE_CLASSES = (StreamExecTableSourceScan, StreamExecDropUpdateBefore, StreamExecChangelogNormalize,
-                StreamExecWatermarkAssigner, StreamExecCalc, StreamExecIntervalJoin, StreamExecJoin,
-                StreamExecGroupAggregate, StreamExecDeduplicate, StreamExecRank, StreamExecSink)
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 
 def _all_subclasses(cls: type) -> list[type]:
@@ -33,16 +26,29 @@ def _all_subclasses(cls: type) -> list[type]:
     return found
 
 
+def _annotated(cls: type) -> bool:
+    return "_exec_node_metadata" in cls.__dict__
+
+
+def _ours() -> list[type]:
+    return [cls for cls in _all_subclasses(ExecNode) if cls.__module__.startswith(f"{__name__}.")]
+
+
+NODE_CLASSES = tuple(sorted((cls for cls in _ours() if _annotated(cls)),
+                            key=lambda cls: (cls.__module__, cls.__name__)))
+
+
 def register_all(registry=REGISTRY) -> None:
-    """Register every node class; fail naming any subclass that is neither registered nor listed."""
+    """Register every node class; fail naming any subclass that is neither registered nor a
+    base of registered ones."""
     for cls in NODE_CLASSES:
         registry.register(cls)
-    stray = [cls for cls in _all_subclasses(ExecNode)
-             if cls not in NODE_CLASSES and cls.__module__.startswith("streamplan.")]
+    stray = [cls for cls in _ours() if not _annotated(cls)
+             and not any(_annotated(sub) for sub in _all_subclasses(cls))]
     if stray:
         names = ", ".join(f"{cls.__module__}.{cls.__name__}" for cls in stray)
-        raise RegistryError(f"exec node class(es) {names} are not registered: add them to "
-                            f"NODE_CLASSES or list their node name in UNSUPPORTED_NODES")
+        raise RegistryError(f"exec node class(es) {names} are not registered: annotate them with "
+                            f"@exec_node, or list their node name in UNSUPPORTED_NODES")
 
 
 register_all()

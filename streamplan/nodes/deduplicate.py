@@ -13,15 +13,14 @@ from typing import Optional
 
 from ..changelog import INSERT_ONLY, RowKind
 from ..types import RowType, quote_identifier
-from .base import ExecNode
 from .fields import FieldIndex
-from .keyed import struct_ddl, transform_keyed
+from .keyed import KeyedNode
 from .metadata import exec_node
 
 
 @exec_node(name="stream-exec-deduplicate", version=1, min_plan_version="0.2",
            min_state_version="0.2")
-class StreamExecDeduplicate(ExecNode):
+class StreamExecDeduplicate(KeyedNode):
     STATE_NAMES = ("deduplicateState",)
     unique_keys: list[FieldIndex]             # the partition key
     is_rowtime: bool
@@ -58,7 +57,15 @@ class StreamExecDeduplicate(ExecNode):
                                            origins[0])
 
     # --- state and runtime ---------------------------------------------------------------
-    def params(self, input_row: RowType):
+    def key_indexes(self):
+        return self.unique_keys
+
+    def runtime(self):
+        from ..runtime import deduplicate
+
+        return deduplicate
+
+    def runtime_params(self, input_row):
         from ..runtime.deduplicate import DeduplicateParams
 
         return DeduplicateParams(keep_last_row=self.keep_last_row,
@@ -67,27 +74,16 @@ class StreamExecDeduplicate(ExecNode):
                                  emit_on_timer=self.emits_on_timer,
                                  ttl_ms=self.state_ttl_ms())
 
-    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
-        from ..runtime.deduplicate import state_layout
+    @property
+    def time_mode(self) -> str:
+        return "EventTime" if self.emits_on_timer else "ProcessingTime"
 
-        (row,) = inputs
-        return state_layout(self.params(row), struct_ddl(row))
-
-    def translate(self, ctx, inputs):
-        from ..runtime.deduplicate import make_processor_class
-
-        (input_row,) = ctx.input_types(self)
-        params = self.params(input_row)
-        processor = make_processor_class(params)(params, self.state_layout([input_row]),
-                                                 tuple(input_row.names))
+    def prepare(self, frame, input_row):
         if not self.emits_on_timer:
-            return transform_keyed(inputs[0], input_row, self.unique_keys, processor,
-                                   self.row_type)
+            return frame
         # Event-time timers; late rows are the processor's to drop (Flink drops rowtime <
         # watermark, Spark's own filter rowtime <= watermark), so the row time column loses
         # the watermark mark that would make Spark filter them first.
         rowtime = input_row.names[input_row.rowtime_index]
-        unmarked = inputs[0].withColumn(rowtime, inputs[0][quote_identifier(rowtime)].alias(rowtime,
-                                                                                 metadata={}))
-        return transform_keyed(unmarked, input_row, self.unique_keys, processor, self.row_type,
-                               time_mode="EventTime")
+        return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime,
+                                                                                metadata={}))

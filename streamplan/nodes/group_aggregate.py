@@ -7,8 +7,8 @@ from typing import Literal, Optional
 from ..changelog import INSERT_ONLY, RowKind
 from ..errors import ChangelogModeError
 from ..types import RowType, SqlType, parse_type
-from .base import ExecNode, PlanModel
-from .keyed import GLOBAL_KEY, struct_ddl, transform_keyed
+from .base import PlanModel
+from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .fields import FieldIndex, SqlTypeText
 from .metadata import exec_node
 
@@ -37,7 +37,7 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
-class StreamExecGroupAggregate(ExecNode):
+class StreamExecGroupAggregate(KeyedNode):
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
@@ -73,36 +73,35 @@ class StreamExecGroupAggregate(ExecNode):
     def output_unique_keys(self, inputs, input_keys):
         return [list(range(len(self.grouping)))]
 
-    # --- state ---------------------------------------------------------------------------
-    def runtime_calls(self):
-        from ..runtime.group_aggregate import AggCall
+    # --- state and runtime ---------------------------------------------------------------
+    def key_indexes(self):
+        return self.grouping
 
-        return tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                             call.distinct, call.type) for call in self.agg_calls)
+    def runtime(self):
+        from ..runtime import group_aggregate
+
+        return group_aggregate
+
+    def runtime_params(self, input_row):
+        from ..runtime.group_aggregate import AggCall, GroupAggParams
+
+        calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                              call.distinct, call.type) for call in self.agg_calls)
+        return GroupAggParams(len(self.grouping), calls, self.generate_update_before,
+                              self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
-        from ..runtime.group_aggregate import state_layout
-
+        """The row count and one accumulator per call, typed by its argument (and, for SUM
+        and AVG, by the type Flink keeps the running sum in)."""
         (row,) = inputs
         grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
         args = [row.fields[call.arg_list[0]].type if call.arg_list else None
                 for call in self.agg_calls]
         sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
                 for call, arg in zip(self.agg_calls, args)]
-        return state_layout(grouping, self.runtime_calls(),
-                            [_ddl(arg) if arg else None for arg in args],
-                            [_ddl(total) if total else None for total in sums])
-
-    # --- runtime -------------------------------------------------------------------------
-    def translate(self, ctx, inputs):
-        from ..runtime.group_aggregate import GroupAggParams, make_processor_class
-
-        (input_row,) = ctx.input_types(self)
-        params = GroupAggParams(len(self.grouping), self.runtime_calls(),
-                                self.generate_update_before, self.state_ttl_ms())
-        processor = make_processor_class()(params, self.state_layout([input_row]),
-                                           tuple(input_row.names), tuple(self.row_type.names))
-        return transform_keyed(inputs[0], input_row, self.grouping, processor, self.row_type)
+        return self.runtime().state_layout(grouping, self.runtime_params(row).calls,
+                                           [_ddl(arg) if arg else None for arg in args],
+                                           [_ddl(total) if total else None for total in sums])
 
 
 def _ddl(sql_type: SqlType) -> str:

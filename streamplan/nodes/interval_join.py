@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Optional
 
-from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, OP_COLUMN
+from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, KEY_PREFIX, OP_COLUMN
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
 from ..options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL
@@ -19,6 +19,7 @@ from ..types import Field, RowType, parse_type, quote_identifier
 from .base import ExecNode, PlanModel
 from .common import JoinSpec
 from .fields import Duration, FieldIndex
+from .keyed import struct_ddl
 from .metadata import exec_node
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,7 +96,7 @@ class StreamExecIntervalJoin(ExecNode):
     def read_options(self, config):
         return {"min_cleanup_interval_ms": config.get(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL)}
 
-    def runtime_params(self, options: dict, left_arity: int):
+    def runtime_params(self, options: dict, left: RowType, right: RowType):
         from ..runtime.interval_join import IntervalJoinParams
 
         spec = self.interval_join_spec
@@ -105,23 +106,24 @@ class StreamExecIntervalJoin(ExecNode):
             join_type=spec.join_spec.join_type,
             lower_bound=bounds.left_lower_bound, upper_bound=bounds.left_upper_bound,
             left_time_index=bounds.left_time_index, right_time_index=bounds.right_time_index,
-            left_arity=left_arity, right_arity=len(names) - left_arity, output_names=names,
-            condition=spec.join_spec.non_equi_condition,
+            left_arity=len(left.fields), right_arity=len(names) - len(left.fields),
+            output_names=names, condition=spec.join_spec.non_equi_condition,
             early_fire_delay_ms=(parse_duration_ms(self.early_fire_delay)
                                  if self.early_fire_delay else None),
-            min_cleanup_interval_ms=options["min_cleanup_interval_ms"])
+            min_cleanup_interval_ms=options["min_cleanup_interval_ms"],
+            column_types=tuple(tuple(f.type.name for f in row.fields)
+                               for row in (left, right, self.key_type(left))))
+
+    @property
+    def state_strategy(self) -> type["PerKeyState"]:
+        """How this node's version keeps its state: chosen once, by the plan's version."""
+        return STATE_STRATEGIES[self.version]
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         if self.negative_window:        # translated without transformWithState: no state
             return {}
         left, right = inputs
-        if self.version == 1:
-            from ..runtime.interval_join import state_layout
-
-            return state_layout(struct_ddl(left), struct_ddl(right))
-        from ..runtime.interval_join_v2 import state_layout
-
-        return state_layout(struct_ddl(left), struct_ddl(right), struct_ddl(self.key_type(left)))
+        return self.state_strategy.layout(left, right, self.key_type(left))
 
     def key_type(self, left: RowType) -> RowType:
         """The join key's columns as the translation names them (`__k0`, ...), typed as the
@@ -132,88 +134,94 @@ class StreamExecIntervalJoin(ExecNode):
         return RowType(tuple(Field(f"{KEY_PREFIX}{index}", left.fields[column].type)
                              for index, column in enumerate(keys)))
 
-    def make_processor(self, ctx, params):
-        """The transformWithState processor of this node's version."""
-        left, right = ctx.input_types(self)
-        if self.version == 1:
-            from ..runtime.interval_join import make_processor_class
-
-            return make_processor_class()(params, self.state_layout([left, right]))
-        from ..runtime.interval_join_v2 import make_processor_class
-
-        return make_processor_class()(params, *([f.type.name for f in row.fields]
-                                                for row in (left, right, self.key_type(left))))
-
     def translate(self, ctx, inputs):
-        return _translate(self, ctx, inputs)
+        from pyspark.sql import types as T
+
+        from .two_input import keyed_union
+
+        left, right = inputs
+        left_row, right_row = ctx.input_types(self)
+        if self.negative_window:
+            return _negative_window(self, left, right, left_row, right_row)
+        spec = self.interval_join_spec.join_spec
+        union, key_names = keyed_union(left, right, spec.left_keys, spec.right_keys)
+        strategy = self.state_strategy
+        processor = strategy.processor_class()(
+            self.runtime_params(ctx.options(self), left_row, right_row),
+            self.state_layout([left_row, right_row]), (), tuple(self.row_type.names))
+        output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+        return strategy.grouped(union, key_names).transformWithState(
+            processor, output, "Append", "EventTime")
 
 
-# --- translation: tagged union of both inputs, grouped by the join key (version 1) or by a
-# bucket of join keys (version 2), into the transformWithState processor of the node's
-# version; negative windows need no state at all.
+# --- the versions' state: chosen once per node (state_strategy) ------------------------------
 
-SIDE, LEFT_ROW, RIGHT_ROW, KEY_PREFIX = "__side", "__l", "__r", "__k"
+class PerKeyState:
+    """Version 1: grouped by the join key; seven state variables per key and a timer per
+    cleanup and early fire (runtime/interval_join.py). Its layouts were recorded with the
+    columns' names as they are."""
+
+    @staticmethod
+    def layout(left: RowType, right: RowType, key: RowType) -> dict[str, dict[str, str]]:
+        from ..runtime.interval_join import state_layout
+
+        return state_layout(struct_ddl(left, state_names=False), struct_ddl(right, state_names=False))
+
+    @staticmethod
+    def processor_class() -> type:
+        from ..runtime.interval_join import IntervalJoinProcessor
+
+        return IntervalJoinProcessor
+
+    @staticmethod
+    def grouped(union: "DataFrame", key_names: list[str]):
+        return union.groupBy(*key_names)
 
 
-def _payload(frame: "DataFrame") -> list[str]:
-    return [name for name in frame.columns if name != OP_COLUMN]
+class BucketState(PerKeyState):
+    """Version 2: join keys grouped into buckets (Spark's Murmur3 hash, as bucketed tables),
+    one value and one timer per bucket (runtime/interval_join_v2.py)."""
+
+    @staticmethod
+    def layout(left: RowType, right: RowType, key: RowType) -> dict[str, dict[str, str]]:
+        from ..runtime.interval_join_v2 import state_layout
+
+        return state_layout(struct_ddl(left, state_names=False),
+                            struct_ddl(right, state_names=False), struct_ddl(key, state_names=False))
+
+    @staticmethod
+    def processor_class() -> type:
+        from ..runtime.interval_join_v2 import IntervalJoinProcessorV2
+
+        return IntervalJoinProcessorV2
+
+    @staticmethod
+    def grouped(union: "DataFrame", key_names: list[str]):
+        from pyspark.sql import functions as F
+
+        from ..runtime.interval_join_v2 import BUCKET_COLUMN, BUCKETS
+
+        bucket = F.pmod(F.hash(*[F.col(name) for name in key_names]), F.lit(BUCKETS))
+        return union.withColumn(BUCKET_COLUMN, bucket).groupBy(BUCKET_COLUMN)
 
 
-def _padded(node, frame: "DataFrame", other, frame_is_left: bool) -> "DataFrame":
+STATE_STRATEGIES = {1: PerKeyState, 2: BucketState}
+
+
+# --- negative windows need no state at all --------------------------------------------------
+
+def _padded(node, frame: "DataFrame", other: RowType, frame_is_left: bool) -> "DataFrame":
     """Each row of one side, null-padded on the other, as an insert."""
     from pyspark.sql import functions as F
 
-    nulls = [F.lit(None).cast(f.dataType) for f in other.fields]
-    own = [F.col(name) for name in _payload(frame)]
+    nulls = [F.lit(None).cast(f.type.to_spark()) for f in other.fields]
+    own = [F.col(quote_identifier(name)) for name in frame.columns if name != OP_COLUMN]
     values = own + nulls if frame_is_left else nulls + own
-    names = node.row_type.names
-    return frame.select(*[value.alias(name) for value, name in zip(values, names)],
+    return frame.select(*[value.alias(name) for value, name in zip(values, node.row_type.names)],
                         F.lit(0).cast("byte").alias(OP_COLUMN))
 
 
-def _translate(node: "StreamExecIntervalJoin", ctx, inputs: list) -> "DataFrame":
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-
-    left, right = inputs
-    left_struct = T.StructType([f for f in left.schema.fields if f.name != OP_COLUMN])
-    right_struct = T.StructType([f for f in right.schema.fields if f.name != OP_COLUMN])
-    if node.negative_window:
-        return _negative_window(node, left, right, left_struct, right_struct)
-
-    spec = node.interval_join_spec.join_spec
-    left_names, right_names = _payload(left), _payload(right)
-    key_names = [f"{KEY_PREFIX}{i}" for i in range(max(len(spec.left_keys), 1))]
-
-    def keys(frame: "DataFrame", names: list[str], indexes: list[int]):
-        if not indexes:
-            return [F.lit(0).alias(key_names[0])]
-        return [F.col(names[i]).alias(key) for i, key in zip(indexes, key_names)]
-
-    def tagged(frame, names, indexes, side, own_alias):
-        own = F.struct(*[F.col(n) for n in names])
-        left_value = own if side == 0 else F.lit(None).cast(left_struct)
-        right_value = own if side == 1 else F.lit(None).cast(right_struct)
-        return frame.select(*keys(frame, names, indexes), F.lit(side).cast("byte").alias(SIDE),
-                            left_value.alias(LEFT_ROW), right_value.alias(RIGHT_ROW))
-
-    union = tagged(left, left_names, spec.left_keys, 0, LEFT_ROW).unionByName(
-        tagged(right, right_names, spec.right_keys, 1, RIGHT_ROW))
-    params = node.runtime_params(ctx.options(node), len(left_names))
-    output = node.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-    processor = node.make_processor(ctx, params)
-    if node.version == 1:
-        return union.groupBy(*key_names).transformWithState(
-            processor, output, "Append", "EventTime")
-    from ..runtime.interval_join_v2 import BUCKET_COLUMN, BUCKETS
-
-    # Version 2: a call per bucket of join keys (Spark's Murmur3 hash, as bucketed tables).
-    bucket = F.pmod(F.hash(*[F.col(name) for name in key_names]), F.lit(BUCKETS))
-    return union.withColumn(BUCKET_COLUMN, bucket).groupBy(BUCKET_COLUMN).transformWithState(
-        processor, output, "Append", "EventTime")
-
-
-def _negative_window(node, left, right, left_struct, right_struct) -> "DataFrame":
+def _negative_window(node, left, right, left_row: RowType, right_row: RowType) -> "DataFrame":
     """Flink: a window whose lower bound is above its upper bound never matches; outer
     sides are emitted padded right away, inner joins emit nothing."""
     from pyspark.sql import functions as F
@@ -221,17 +229,12 @@ def _negative_window(node, left, right, left_struct, right_struct) -> "DataFrame
     join_type = JoinType(node.join_type)
     parts = []
     if join_type.left_outer:
-        parts.append(_padded(node, left, right_struct, True))
+        parts.append(_padded(node, left, right_row, True))
     if join_type.right_outer:
-        parts.append(_padded(node, right, left_struct, False))
+        parts.append(_padded(node, right, left_row, False))
     if not parts:                   # INNER: nothing, with the output's schema
-        return _padded(node, left, right_struct, True).filter(F.lit(False))
+        return _padded(node, left, right_row, True).filter(F.lit(False))
     result = parts[0]
     for part in parts[1:]:
         result = result.unionByName(part)
     return result
-
-
-def struct_ddl(row: RowType) -> str:
-    """Spark DDL of a row's fields, as state schemas declare them."""
-    return ", ".join(f"{quote_identifier(f.name)}: {f.type.to_spark().simpleString().upper()}" for f in row.fields)

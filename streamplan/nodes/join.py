@@ -32,19 +32,23 @@ class StreamExecJoin(ExecNode):
     left_unique_keys: list[list[FieldIndex]]        # of the left input (Flink: leftUniqueKeys)
     right_unique_keys: list[list[FieldIndex]]
 
+    @property
+    def ttl_source(self) -> type["TtlFromOption"]:
+        """Where this node's version takes its state TTL from: chosen once, by version."""
+        return TTL_SOURCES[self.version]
+
     @model_validator(mode="after")
     def _state_matches_version(self) -> "StreamExecJoin":
-        if self.version == 1 and self.state is not None:
-            raise ValueError("version 1 has no 'state' field (per-input TTL came with version "
-                             "2); remove it, or recompile the plan to version 2")
-        if self.version >= 2 and (self.state is None or sorted(e.index for e in self.state) != [0, 1]):
-            raise ValueError("version 2 needs 'state' with one entry per input (index 0: left, "
-                             "index 1: right)")
+        problem = self.ttl_source.state_problem(self.state)
+        if problem:
+            raise ValueError(problem)
         return self
 
     @classmethod
     def default_state(cls, version, ttls_ms, spec):
-        return None if version == 1 else super().default_state(version, ttls_ms, spec)
+        if not TTL_SOURCES[version].in_plan:
+            return None
+        return super().default_state(version, ttls_ms, spec)
 
     @plan_migration(from_version=1)
     def _state_ttl_into_the_plan(node: dict) -> dict:
@@ -100,15 +104,11 @@ class StreamExecJoin(ExecNode):
 
     # --- options and state ---------------------------------------------------------------
     def read_options(self, config):
-        if self.version == 1:
-            return {"state_ttl_ms": config.get(STATE_TTL)}
-        return {}
+        return self.ttl_source.read_options(config)
 
     def ttl_ms(self, options: dict) -> tuple[int, int]:
         """(left, right) state TTL in milliseconds; 0 = never expires."""
-        if self.version == 1:
-            return options["state_ttl_ms"], options["state_ttl_ms"]
-        return self.state_ttl_ms(0), self.state_ttl_ms(1)
+        return self.ttl_source.ttls(self, options)
 
     def side_specs(self):
         from ..runtime.join import CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY, SideSpec
@@ -140,7 +140,7 @@ class StreamExecJoin(ExecNode):
     def translate(self, ctx, inputs):
         from pyspark.sql import types as T
 
-        from ..runtime.join import JoinParams, make_processor_class
+        from ..runtime.join import JoinParams, JoinProcessor
         from .two_input import keyed_union
 
         left, right = inputs
@@ -151,9 +151,55 @@ class StreamExecJoin(ExecNode):
         left_spec, right_spec = self.side_specs()
         params = JoinParams(self.join_spec.join_type, len(left_row.fields), len(right_row.fields),
                             left_spec, right_spec, tuple(self.row_type.names),
-                            self.join_spec.non_equi_condition, left_ttl, right_ttl)
+                            self.join_spec.non_equi_condition, left_ttl, right_ttl,
+                            key_arity=len(self.join_spec.left_keys))
         output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
-        processor = make_processor_class()(params, self.state_layout([left_row, right_row]),
-                                           len(self.join_spec.left_keys))
+        processor = JoinProcessor(params, self.state_layout([left_row, right_row]), (),
+                                  tuple(self.row_type.names))
         return union.groupBy(*key_names).transformWithState(processor, output, "Append",
                                                             "ProcessingTime")
+
+
+# --- the versions' state TTL: chosen once per node (ttl_source) -------------------------------
+
+class TtlFromOption:
+    """Version 1: both inputs' TTL is the persisted table.exec.state.ttl; no `state` field."""
+
+    in_plan = False
+
+    @staticmethod
+    def state_problem(state) -> str:
+        return ("" if state is None else "version 1 has no 'state' field (per-input TTL came "
+                "with version 2); remove it, or recompile the plan to version 2")
+
+    @staticmethod
+    def read_options(config) -> dict:
+        return {"state_ttl_ms": config.get(STATE_TTL)}
+
+    @staticmethod
+    def ttls(node: StreamExecJoin, options: dict) -> tuple[int, int]:
+        return options["state_ttl_ms"], options["state_ttl_ms"]
+
+
+class TtlFromState(TtlFromOption):
+    """Version 2 (FLIP-292): one `state` entry per input, editable in the plan."""
+
+    in_plan = True
+
+    @staticmethod
+    def state_problem(state) -> str:
+        if state is None or sorted(entry.index for entry in state) != [0, 1]:
+            return ("version 2 needs 'state' with one entry per input (index 0: left, index 1: "
+                    "right)")
+        return ""
+
+    @staticmethod
+    def read_options(config) -> dict:
+        return {}
+
+    @staticmethod
+    def ttls(node: StreamExecJoin, options: dict) -> tuple[int, int]:
+        return node.state_ttl_ms(0), node.state_ttl_ms(1)
+
+
+TTL_SOURCES = {1: TtlFromOption, 2: TtlFromState}

@@ -1,12 +1,20 @@
 """One-input stateful nodes on Spark: the input grouped by key columns into one
-transformWithState processor (a constant key when there are none)."""
+transformWithState processor (a constant key when there are none).
+
+`KeyedNode` is their base. A node says which input columns key its state
+(`key_indexes`), which runtime module runs it (`runtime`: a module with
+`state_layout(params, row_ddl)` and `processor_class(params)`) and builds that module's
+parameters (`runtime_params`); the layout, the processor and the translation follow.
+"""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ..changelog import OP_COLUMN
 from ..types import RowType, quote_identifier
+from .base import ExecNode
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -33,11 +41,53 @@ def transform_keyed(frame: "DataFrame", input_row: RowType, keys: list[int], pro
                                                                        "Append", time_mode)
 
 
-def struct_ddl(row: RowType, indexes: list[int] | None = None) -> str:
-    """Spark DDL of (some of) a row's fields, as state schemas declare them."""
+def struct_ddl(row: RowType, indexes: list[int] | None = None, state_names: bool = True) -> str:
+    """Spark DDL of (some of) a row's fields, as state schemas declare them: with
+    `state_names`, generated names such as 'EXPR$1' as their position (`state_name`). The
+    interval join's layouts were recorded with the names as they are (state_names=False)."""
     chosen = range(len(row.fields)) if indexes is None else indexes
-    return ", ".join(f"{quote_identifier(state_name(row.fields[i].name, i))}: "
+    return ", ".join(f"{quote_identifier(state_name(row.fields[i].name, i) if state_names else row.fields[i].name)}: "
                      f"{row.fields[i].type.to_spark().simpleString().upper()}" for i in chosen)
+
+
+def build_processor(runtime: ModuleType, params: Any, layout: dict[str, dict[str, str]],
+                    input_row: RowType, output_row: RowType):
+    """The runtime module's processor for `params`, in the one constructor shape."""
+    return runtime.processor_class(params)(params, layout, tuple(input_row.names),
+                                           tuple(output_row.names))
+
+
+class KeyedNode(ExecNode):
+    """A one-input node whose state is keyed by some of its input's columns."""
+
+    def key_indexes(self) -> list[int]:
+        raise NotImplementedError
+
+    def runtime(self) -> ModuleType:
+        """The runtime module that runs this node (imported when needed: it loads Spark)."""
+        raise NotImplementedError
+
+    def runtime_params(self, input_row: RowType) -> Any:
+        raise NotImplementedError
+
+    @property
+    def time_mode(self) -> str:
+        return "ProcessingTime"           # what Spark's state TTL needs
+
+    def prepare(self, frame: "DataFrame", input_row: RowType) -> "DataFrame":
+        """The input as the processor takes it (by default as it is)."""
+        return frame
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        (row,) = inputs
+        return self.runtime().state_layout(self.runtime_params(row), struct_ddl(row))
+
+    def translate(self, ctx, inputs):
+        (input_row,) = ctx.input_types(self)
+        processor = build_processor(self.runtime(), self.runtime_params(input_row),
+                                    self.state_layout([input_row]), input_row, self.row_type)
+        return transform_keyed(self.prepare(inputs[0], input_row), input_row, self.key_indexes(),
+                               processor, self.row_type, self.time_mode)
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

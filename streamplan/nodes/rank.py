@@ -9,10 +9,9 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..changelog import INSERT_ONLY, RowKind
-from ..types import RowType
-from .base import ExecNode, PlanModel
+from .base import PlanModel
 from .fields import FieldIndex
-from .keyed import struct_ddl, transform_keyed
+from .keyed import KeyedNode
 from .metadata import exec_node
 
 APPEND_FAST, RETRACT = "AppendFast", "Retract"
@@ -49,7 +48,7 @@ class RankStrategy(PlanModel):
 
 
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
-class StreamExecRank(ExecNode):
+class StreamExecRank(KeyedNode):
     STATE_NAMES = ("rankState",)
     rank_type: Literal["ROW_NUMBER"]
     partition: PartitionSpec
@@ -94,7 +93,15 @@ class StreamExecRank(ExecNode):
                 {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
 
     # --- state and runtime ---------------------------------------------------------------
-    def params(self):
+    def key_indexes(self):
+        return self.partition.fields
+
+    def runtime(self):
+        from ..runtime import rank
+
+        return rank
+
+    def runtime_params(self, input_row):
         from ..runtime.rank import RankParams
 
         return RankParams(
@@ -104,18 +111,3 @@ class StreamExecRank(ExecNode):
             output_rank_number=self.output_row_number,
             generate_update_before=self.generate_update_before,
             input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.state_ttl_ms())
-
-    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
-        from ..runtime.rank import state_layout
-
-        (row,) = inputs
-        return state_layout(self.params(), struct_ddl(row))
-
-    def translate(self, ctx, inputs):
-        from ..runtime.rank import make_processor_class
-
-        (input_row,) = ctx.input_types(self)
-        processor = make_processor_class()(self.params(), self.state_layout([input_row]),
-                                           tuple(input_row.names), tuple(self.row_type.names))
-        return transform_keyed(inputs[0], input_row, self.partition.fields, processor,
-                               self.row_type)

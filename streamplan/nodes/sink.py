@@ -9,7 +9,7 @@ from ..types import RowType, quote_identifier
 from .base import ExecNode
 from .common import TableSpec
 from .fields import FieldIndex, RowKindName
-from .keyed import struct_ddl, transform_keyed
+from .keyed import build_processor, struct_ddl, transform_keyed
 from .metadata import exec_node
 
 
@@ -54,11 +54,15 @@ class StreamExecSink(ExecNode):
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         if not self.materializes:
             return {}
-        from ..runtime.upsert_materializer import state_layout
+        return self.runtime().state_layout(self.runtime_params(self.row_type),
+                                           struct_ddl(self.row_type))
 
-        return state_layout(self.materializer_params(), struct_ddl(self.row_type))
+    def runtime(self):
+        from ..runtime import upsert_materializer
 
-    def materializer_params(self):
+        return upsert_materializer
+
+    def runtime_params(self, input_row):
         from ..runtime.upsert_materializer import UpsertMaterializerParams
 
         return UpsertMaterializerParams(
@@ -103,10 +107,8 @@ class StreamExecSink(ExecNode):
         """After the constraint checks, as in Flink: the materializer, keyed by the PK."""
         if not self.materializes:
             return frame
-        from ..runtime.upsert_materializer import make_processor_class
-
         row = self.row_type
-        processor = make_processor_class()(self.materializer_params(), self.state_layout([row]),
-                                           tuple(row.names))
+        processor = build_processor(self.runtime(), self.runtime_params(row),
+                                    self.state_layout([row]), row, row)
         keys = [row.index(name) for name in self.table.primary_key]
         return transform_keyed(frame, row, keys, processor, row)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..changelog import OP_COLUMN
+from ..changelog import KEY_PREFIX, KIND_COLUMN, LEFT_ROW, OP_COLUMN, RIGHT_ROW, SIDE_COLUMN
 from ..types import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
-
-SIDE, KIND, LEFT_ROW, RIGHT_ROW = "__side", "__kind", "__l", "__r"
 
 
 def payload(frame: "DataFrame") -> list[str]:
@@ -24,7 +22,7 @@ def keyed_union(left: "DataFrame", right: "DataFrame", left_keys: list[int],
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    key_names = [f"__k{i}" for i in range(max(len(left_keys), 1))]
+    key_names = [f"{KEY_PREFIX}{i}" for i in range(max(len(left_keys), 1))]
     structs = [T.StructType([f for f in frame.schema.fields if f.name != OP_COLUMN])
                for frame in (left, right)]
 
@@ -34,8 +32,8 @@ def keyed_union(left: "DataFrame", right: "DataFrame", left_keys: list[int],
                 else [F.lit(0).alias(key_names[0])])
         own = F.struct(*[F.col(quote_identifier(name)) for name in names])
         rows = [own if side == index else F.lit(None).cast(structs[index]) for index in (0, 1)]
-        return frame.select(*keys, F.lit(side).cast("byte").alias(SIDE),
-                            F.col(OP_COLUMN).alias(KIND),
+        return frame.select(*keys, F.lit(side).cast("byte").alias(SIDE_COLUMN),
+                            F.col(OP_COLUMN).alias(KIND_COLUMN),
                             rows[0].alias(LEFT_ROW), rows[1].alias(RIGHT_ROW))
 
     return (tagged(left, left_keys, 0).unionByName(tagged(right, right_keys, 1)), key_names)

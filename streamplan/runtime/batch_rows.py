@@ -13,6 +13,8 @@ from typing import Any, Iterable, Iterator
 
 from ..changelog import OP_COLUMN, RowKind
 
+Output = tuple[int, tuple]               # what a core emits: (row kind code, values)
+
 
 def rows_of(rows: Iterable, names: tuple[str, ...]) -> list[tuple[RowKind, tuple]]:
     """(row kind, values of `names`) of each input row, in arrival order."""

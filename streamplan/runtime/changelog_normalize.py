@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, plain, rows_of
-from .state_ttl import spark_ttl_ms
+from .batch_rows import Output, plain
+from .processor import KeyedValueProcessor
 
 NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
 
@@ -41,9 +41,6 @@ NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunct
 class ChangelogNormalizeParams:
     generate_update_before: bool       # the consumer needs -U rows
     ttl_ms: int = 0                    # state retention; > 0 also re-emits duplicates
-
-
-Output = tuple[int, tuple]               # (row kind code, row)
 
 
 class ChangelogNormalizeCore:
@@ -81,41 +78,19 @@ def state_layout(params: ChangelogNormalizeParams, row_ddl: str) -> dict[str, di
     return {NORMALIZE_STATE: {"kind": "value", "value": f"row STRUCT<{row_ddl}>",
                               "ttl": "processing-time"}}
 
+class ChangelogNormalizeProcessor(KeyedValueProcessor):
+    def make_core(self) -> ChangelogNormalizeCore:
+        return ChangelogNormalizeCore(self.params)
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+    def decode(self, stored):
+        return plain(stored[0]) if stored is not None else None
 
-    class ChangelogNormalizeProcessor(StatefulProcessor):
-        def __init__(self, params: ChangelogNormalizeParams, layout: dict[str, dict[str, str]],
-                     names: tuple[str, ...]):
-            self.params = params
-            self.layout = layout
-            self.names = names             # input and output columns (the same row)
+    def step(self, key, kept, kind, row, out):
+        return self.core.process(kept, kind, row, out)
 
-        def init(self, handle) -> None:
-            spec = self.layout[NORMALIZE_STATE]
-            self.state = handle.getValueState(NORMALIZE_STATE, spec["value"],
-                                              spark_ttl_ms(self.params.ttl_ms))
-            self.core = ChangelogNormalizeCore(self.params)
+    def encode(self, kept):
+        return None if kept is None else (kept,)
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = rows_of(rows, self.names)
-            stored = self.state.get()
-            loaded = plain(stored[0]) if stored is not None else None
-            kept = loaded
-            out: list[Output] = []
-            for kind, values in decoded:
-                kept = self.core.process(kept, kind, values, out)
-            if kept is None:
-                if loaded is not None:
-                    self.state.clear()
-            elif kept is not loaded:       # Flink wrote the state (which refreshes its TTL)
-                self.state.update((kept,))
-            return emitted(out, self.names)
 
-        def close(self) -> None:
-            pass
-
+def processor_class(params) -> type:
     return ChangelogNormalizeProcessor

@@ -50,9 +50,10 @@ from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from ..changelog import RowKind
-from .interval_join import to_millis
-from .batch_rows import emitted, plain, rows_of
-from .state_ttl import spark_ttl_ms
+from ..errors import NotInsertOnlyError
+from .batch_rows import Output, emitted, plain, rows_of
+from .processor import KeyedValueProcessor, Processor
+from .timestamps import to_millis
 
 DEDUPLICATE_STATE = "deduplicate-state"     # Flink's state name (SyncStateDeduplicateFunctionBase)
 # RowTimeDeduplicateKeepFirstRowFunction's state names
@@ -61,10 +62,6 @@ EMITTED_STATE = "already-emitted-state-boolean"
 
 # The kept value of proctime keep-first: Flink keeps a Boolean flag, not the row.
 FIRST_ROW_SEEN: tuple = ("first-row-seen",)
-
-
-class NotInsertOnlyError(ValueError):
-    """A deduplicate got a row other than +I (Flink's checkInsertOnly)."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +81,6 @@ class DeduplicateParams:
     def keeps_flag(self) -> bool:
         """Proctime keep-first keeps a flag; every other variant keeps the row."""
         return not self.is_rowtime and not self.keep_last_row
-
-
-Output = tuple[int, tuple]               # (row kind code, row)
 
 
 def check_insert_only(kind: RowKind, row: tuple) -> None:
@@ -234,91 +228,63 @@ def state_layout(params: DeduplicateParams, row_ddl: str) -> dict[str, dict[str,
     return {DEDUPLICATE_STATE: {"kind": "value", "value": value, "ttl": "processing-time"}}
 
 
-def make_processor_class(params: DeduplicateParams):
-    """The processor class for `params`; defined lazily so the planner can import this module
-    without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+class KeepFirstOnTimerProcessor(Processor):
+    """Event-time keep-first: two states and timers, so not the keyed-value template."""
 
-    class KeepFirstOnTimerProcessor(StatefulProcessor):
-        def __init__(self, params: DeduplicateParams, layout: dict[str, dict[str, str]],
-                     names: tuple[str, ...]):
-            self.params = params
-            self.layout = layout
-            self.names = names
+    def init(self, handle) -> None:
+        self.handle = handle
+        self.waiting = handle.getValueState(WAITING_STATE, self.layout[WAITING_STATE]["value"])
+        self.emitted = handle.getValueState(EMITTED_STATE, self.layout[EMITTED_STATE]["value"])
+        self.core = KeepFirstOnTimerCore(self.params)
 
-        def init(self, handle) -> None:
-            self.handle = handle
-            self.waiting = handle.getValueState(WAITING_STATE, self.layout[WAITING_STATE]["value"])
-            self.emitted = handle.getValueState(EMITTED_STATE, self.layout[EMITTED_STATE]["value"])
-            self.core = KeepFirstOnTimerCore(self.params)
+    def _already_emitted(self, now_ms: int) -> bool:
+        stored = self.emitted.get()
+        if stored is None:
+            return False
+        if flag_expired(stored[0], now_ms, self.params.ttl_ms):
+            self.emitted.clear()
+            return False
+        return True
 
-        def _already_emitted(self, now_ms: int) -> bool:
-            stored = self.emitted.get()
-            if stored is None:
-                return False
-            if flag_expired(stored[0], now_ms, self.params.ttl_ms):
-                self.emitted.clear()
-                return False
-            return True
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        stored = self.waiting.get()
+        loaded = None if stored is None else plain(stored[0])
+        watermark = timerValues.getCurrentWatermarkInMs()
+        already_emitted = self._already_emitted(timerValues.getCurrentProcessingTimeInMs())
+        waiting = loaded
+        for kind, values in rows_of(rows, self.input_names):
+            waiting = self.core.process(waiting, already_emitted, kind, values, watermark)
+        if waiting is not loaded:      # an earlier row: its timer replaces the old one
+            if loaded is not None:
+                self.handle.deleteTimer(self.core.rowtime(loaded))
+            self.handle.registerTimer(self.core.rowtime(waiting))
+            self.waiting.update((waiting,))
+        return iter([])
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            stored = self.waiting.get()
-            loaded = None if stored is None else plain(stored[0])
-            watermark = timerValues.getCurrentWatermarkInMs()
-            already_emitted = self._already_emitted(timerValues.getCurrentProcessingTimeInMs())
-            waiting = loaded
-            for kind, values in rows_of(rows, self.names):
-                waiting = self.core.process(waiting, already_emitted, kind, values, watermark)
-            if waiting is not loaded:      # an earlier row: its timer replaces the old one
-                if loaded is not None:
-                    self.handle.deleteTimer(self.core.rowtime(loaded))
-                self.handle.registerTimer(self.core.rowtime(waiting))
-                self.waiting.update((waiting,))
-            return iter([])
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
+        stored = self.waiting.get()
+        out: list[Output] = []
+        if self.core.fire(None if stored is None else plain(stored[0]), out):
+            self.waiting.clear()
+            self.emitted.update((timerValues.getCurrentProcessingTimeInMs(),))
+        return emitted(out, self.output_names)
 
-        def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[Row]:
-            stored = self.waiting.get()
-            out: list[Output] = []
-            if self.core.fire(None if stored is None else plain(stored[0]), out):
-                self.waiting.clear()
-                self.emitted.update((timerValues.getCurrentProcessingTimeInMs(),))
-            return emitted(out, self.names)
 
-        def close(self) -> None:
-            pass
+class DeduplicateProcessor(KeyedValueProcessor):
+    def make_core(self) -> DeduplicateCore:
+        return DeduplicateCore(self.params)
 
-    class DeduplicateProcessor(StatefulProcessor):
-        def __init__(self, params: DeduplicateParams, layout: dict[str, dict[str, str]],
-                     names: tuple[str, ...]):
-            self.params = params
-            self.layout = layout
-            self.names = names             # input and output columns (the same row)
+    def decode(self, stored):
+        if stored is None:
+            return None
+        return FIRST_ROW_SEEN if self.params.keeps_flag else plain(stored[0])
 
-        def init(self, handle) -> None:
-            spec = self.layout[DEDUPLICATE_STATE]
-            self.state = handle.getValueState(DEDUPLICATE_STATE, spec["value"],
-                                              spark_ttl_ms(self.params.ttl_ms))
-            self.core = DeduplicateCore(self.params)
+    def step(self, key, kept, kind, row, out):
+        return self.core.process(kept, kind, row, out)
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = rows_of(rows, self.names)
-            stored = self.state.get()
-            if stored is None:
-                loaded = None
-            elif self.params.keeps_flag:
-                loaded = FIRST_ROW_SEEN
-            else:
-                loaded = plain(stored[0])
-            kept = loaded
-            out: list[Output] = []
-            for kind, values in decoded:
-                kept = self.core.process(kept, kind, values, out)
-            if kept is not loaded:         # Flink wrote the state (which refreshes its TTL)
-                self.state.update((True,) if self.params.keeps_flag else (kept,))
-            return emitted(out, self.names)
+    def encode(self, kept):
+        return (True,) if self.params.keeps_flag else (kept,)
 
-        def close(self) -> None:
-            pass
 
+def processor_class(params: DeduplicateParams) -> type[Processor]:
     return KeepFirstOnTimerProcessor if params.emit_on_timer else DeduplicateProcessor

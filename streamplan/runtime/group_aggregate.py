@@ -16,8 +16,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterator, Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, plain, rows_of
-from .state_ttl import spark_ttl_ms
+from .batch_rows import Output, plain
+from .processor import KeyedValueProcessor
 
 COUNT, SUM, MIN, MAX, AVG = "COUNT", "SUM", "MIN", "MAX", "AVG"
 FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG)
@@ -114,9 +114,6 @@ class Accumulators:
     values: list[Any]
 
 
-Output = tuple[int, tuple]               # (row kind code, key + aggregate values)
-
-
 class GroupAggCore:
     """Flink's GroupAggFunction for one key."""
 
@@ -202,41 +199,25 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
             values.append(value)
     return Accumulators(fields[0], values)
 
+class GroupAggProcessor(KeyedValueProcessor):
+    """Flink's GroupAggFunction writes the accumulators after every row of a key that still
+    has rows, and clears them when its row count falls to zero."""
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+    def make_core(self) -> GroupAggCore:
+        return GroupAggCore(self.params)
 
-    class GroupAggProcessor(StatefulProcessor):
-        def __init__(self, params: GroupAggParams, layout: dict[str, dict[str, str]],
-                     input_names: tuple[str, ...], output_names: tuple[str, ...]):
-            self.params = params
-            self.layout = layout
-            self.input_names = input_names
-            self.output_names = output_names
+    def decode(self, stored):
+        return _decode(stored, self.params.calls) if stored is not None else None
 
-        def init(self, handle) -> None:
-            spec = self.layout[ACC_STATE]
-            self.state = handle.getValueState(ACC_STATE, spec["value"],
-                                              spark_ttl_ms(self.params.ttl_ms))
-            self.core = GroupAggCore(self.params)
+    def step(self, key, acc, kind, row, out):
+        return self.core.process(tuple(key)[:self.params.key_arity], acc, kind, row, out)
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = rows_of(rows, self.input_names)
-            stored = self.state.get()
-            acc = _decode(stored, self.params.calls) if stored is not None else None
-            group = tuple(key)[:self.params.key_arity]
-            out: list[Output] = []
-            for kind, values in decoded:
-                acc = self.core.process(group, acc, kind, values, out)
-            if acc is None:
-                self.state.clear()
-            else:
-                self.state.update(_encode(acc, self.params.calls))
-            return emitted(out, self.output_names)
+    def written(self, loaded, acc):
+        return True
 
-        def close(self) -> None:
-            pass
+    def encode(self, acc):
+        return None if acc is None else _encode(acc, self.params.calls)
 
+
+def processor_class(params) -> type:
     return GroupAggProcessor

@@ -12,27 +12,17 @@ due at the current watermark (`on_watermark`), which makes the order Flink's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from ..join_type import JoinType
+from .batch_rows import Output, emitted
+from .processor import Processor
+from .timestamps import to_millis
 
 INNER, LEFT, RIGHT, FULL = JoinType
 INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code,
                                        RowKind.UPDATE_AFTER.code)
-_EPOCH = datetime(1970, 1, 1)
-
-
-_EPOCH_UTC = _EPOCH.replace(tzinfo=timezone.utc)
-_MILLISECOND = timedelta(milliseconds=1)
-
-
-def to_millis(value: datetime | int) -> int:
-    """Event time of a (naive UTC or aware) timestamp in epoch milliseconds."""
-    if isinstance(value, int):
-        return value
-    return (value - (_EPOCH if value.tzinfo is None else _EPOCH_UTC)) // _MILLISECOND
 
 
 @dataclass(frozen=True)
@@ -50,6 +40,8 @@ class IntervalJoinParams:
     condition: Optional[str] = None   # Spark SQL over output_names
     early_fire_delay_ms: Optional[int] = None
     min_cleanup_interval_ms: int = 0
+    # SQL type names of the left, right and join-key columns: version 2 encodes rows by them
+    column_types: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
 
     @property
     def left_outer(self) -> bool:
@@ -100,7 +92,6 @@ class SideCache:
         self.timer_dirty = True
 
 
-Output = tuple[int, tuple]            # (row kind code, joined values)
 
 
 class IntervalJoinCore:
@@ -271,8 +262,8 @@ def ordered_input(rows, params: IntervalJoinParams) -> list[tuple[bool, tuple]]:
     then by the values' text (computed for such ties only)."""
     decoded = []
     for row in rows:
-        side_is_left = row["__side"] == 0
-        values = _values(row["__l"] if side_is_left else row["__r"])
+        side_is_left = row[SIDE_COLUMN] == 0
+        values = _values(row[LEFT_ROW] if side_is_left else row[RIGHT_ROW])
         time = values[params.left_time_index if side_is_left else params.right_time_index]
         decoded.append((to_millis(time) if time is not None else 0, not side_is_left, values))
     decoded.sort(key=lambda item: item[:2])
@@ -289,91 +280,78 @@ def ordered_input(rows, params: IntervalJoinParams) -> list[tuple[bool, tuple]]:
     return ordered
 
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
-    class IntervalJoinProcessor(StatefulProcessor):
-        def __init__(self, params: IntervalJoinParams, layout: dict[str, dict[str, str]]):
-            self.params = params
-            self.layout = layout
+class IntervalJoinProcessor(Processor):
+    """Version 1: seven state variables per join key, a timer per cleanup and early fire."""
 
-        def init(self, handle) -> None:
-            self.handle = handle
-            spec = self.layout
-            self.caches = {side: handle.getMapState(name, spec[name]["key"], spec[name]["value"])
-                           for side, name in (("L", LEFT_CACHE), ("R", RIGHT_CACHE))}
-            self.fired = {side: handle.getMapState(name, spec[name]["key"], spec[name]["value"])
-                          for side, name in (("L", LEFT_FIRED), ("R", RIGHT_FIRED))}
-            self.cleanup = {side: handle.getValueState(name, spec[name]["value"])
-                            for side, name in (("L", LEFT_CLEANUP), ("R", RIGHT_CLEANUP))}
-            # Per key; readable with Spark's state data source (stateVarName='late-rows').
-            self.late_rows = handle.getValueState(LATE_ROWS, spec[LATE_ROWS]["value"])
-            self.predicate = None
-            if self.params.condition:
-                from .pyeval import compile_predicate
+    def init(self, handle) -> None:
+        self.handle = handle
+        spec = self.layout
+        self.caches = {side: handle.getMapState(name, spec[name]["key"], spec[name]["value"])
+                       for side, name in (("L", LEFT_CACHE), ("R", RIGHT_CACHE))}
+        self.fired = {side: handle.getMapState(name, spec[name]["key"], spec[name]["value"])
+                      for side, name in (("L", LEFT_FIRED), ("R", RIGHT_FIRED))}
+        self.cleanup = {side: handle.getValueState(name, spec[name]["value"])
+                        for side, name in (("L", LEFT_CLEANUP), ("R", RIGHT_CLEANUP))}
+        # Per key; readable with Spark's state data source (stateVarName='late-rows').
+        self.late_rows = handle.getValueState(LATE_ROWS, spec[LATE_ROWS]["value"])
+        self.predicate = None
+        if self.params.condition:
+            from .pyeval import compile_predicate
 
-                self.predicate = compile_predicate(self.params.condition,
-                                                   columns=self.params.output_names)
+            self.predicate = compile_predicate(self.params.condition,
+                                               columns=self.params.output_names)
 
-        # one read of each state variable per key and call
-        def _load(self, side: str) -> SideCache:
-            fired = {key[0]: list(value[0]) for key, value in self.fired[side].iterator()}
-            buckets = {}
-            for key, value in self.caches[side].iterator():
-                flags = fired.get(key[0], [])
-                buckets[key[0]] = [
-                    Entry(_values(item["row"]), bool(item["emitted"]),
-                          index < len(flags) and bool(flags[index]))
-                    for index, item in enumerate(value[0])]
-            stored = self.cleanup[side].get()
-            return SideCache(buckets, stored[0] if stored else None)
+    # one read of each state variable per key and call
+    def _load(self, side: str) -> SideCache:
+        fired = {key[0]: list(value[0]) for key, value in self.fired[side].iterator()}
+        buckets = {}
+        for key, value in self.caches[side].iterator():
+            flags = fired.get(key[0], [])
+            buckets[key[0]] = [
+                Entry(_values(item["row"]), bool(item["emitted"]),
+                      index < len(flags) and bool(flags[index]))
+                for index, item in enumerate(value[0])]
+        stored = self.cleanup[side].get()
+        return SideCache(buckets, stored[0] if stored else None)
 
-        def _store(self, side: str, cache: SideCache) -> None:
-            for time in cache.removed:
-                self.caches[side].removeKey((time,))
-                self.fired[side].removeKey((time,))
-            for time in cache.dirty:
-                entries = cache.buckets[time]
-                self.caches[side].updateValue(
-                    (time,), ([(entry.row, entry.emitted) for entry in entries],))
-                if any(entry.fired for entry in entries):
-                    self.fired[side].updateValue((time,), ([entry.fired for entry in entries],))
-            if cache.timer_dirty:
-                if cache.cleanup_time is None:
-                    self.cleanup[side].clear()
-                else:
-                    self.cleanup[side].update((cache.cleanup_time,))
+    def _store(self, side: str, cache: SideCache) -> None:
+        for time in cache.removed:
+            self.caches[side].removeKey((time,))
+            self.fired[side].removeKey((time,))
+        for time in cache.dirty:
+            entries = cache.buckets[time]
+            self.caches[side].updateValue(
+                (time,), ([(entry.row, entry.emitted) for entry in entries],))
+            if any(entry.fired for entry in entries):
+                self.fired[side].updateValue((time,), ([entry.fired for entry in entries],))
+        if cache.timer_dirty:
+            if cache.cleanup_time is None:
+                self.cleanup[side].clear()
+            else:
+                self.cleanup[side].update((cache.cleanup_time,))
 
-        def _run(self, key, rows, watermark: int) -> Iterator[Row]:
-            core = IntervalJoinCore(self.params, self.predicate)
-            left, right = self._load("L"), self._load("R")
-            out: list[Output] = []
-            core.on_watermark(watermark, left, right, out)
-            keys_match = all(part is not None for part in key)
-            operator_time = max(watermark, 0)
-            for side_is_left, row in rows:
-                core.process(side_is_left, row, keys_match, operator_time, left, right, out)
-            self._store("L", left)
-            self._store("R", right)
-            if core.late_rows:
-                counted = self.late_rows.get()
-                self.late_rows.update(((counted[0] if counted else 0) + core.late_rows,))
-            for time in sorted(core.timers):
-                self.handle.registerTimer(time)
-            names = self.params.output_names
-            for kind, values in out:
-                yield Row(**dict(zip(names, values)), **{OP_COLUMN: kind})
+    def _run(self, key, rows, watermark: int) -> Iterator:
+        core = IntervalJoinCore(self.params, self.predicate)
+        left, right = self._load("L"), self._load("R")
+        out: list[Output] = []
+        core.on_watermark(watermark, left, right, out)
+        keys_match = all(part is not None for part in key)
+        operator_time = max(watermark, 0)
+        for side_is_left, row in rows:
+            core.process(side_is_left, row, keys_match, operator_time, left, right, out)
+        self._store("L", left)
+        self._store("R", right)
+        if core.late_rows:
+            counted = self.late_rows.get()
+            self.late_rows.update(((counted[0] if counted else 0) + core.late_rows,))
+        for time in sorted(core.timers):
+            self.handle.registerTimer(time)
+        return emitted(out, self.params.output_names)
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            watermark = timerValues.getCurrentWatermarkInMs()
-            return iter(list(self._run(key, ordered_input(rows, self.params), watermark)))
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        watermark = timerValues.getCurrentWatermarkInMs()
+        return iter(list(self._run(key, ordered_input(rows, self.params), watermark)))
 
-        def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[Row]:
-            return iter(list(self._run(key, [], timerValues.getCurrentWatermarkInMs())))
-
-        def close(self) -> None:
-            pass
-
-    return IntervalJoinProcessor
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
+        return iter(list(self._run(key, [], timerValues.getCurrentWatermarkInMs())))

@@ -45,9 +45,14 @@ import pickle
 from decimal import Decimal
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from ..changelog import OP_COLUMN
-from .interval_join import (Entry, IntervalJoinCore, IntervalJoinParams, Output, SideCache,
-                            ordered_input)
+from pyspark.sql import Row
+from pyspark.sql import types as T
+
+from ..changelog import KEY_PREFIX, OP_COLUMN
+from .batch_rows import Output
+from .interval_join import Entry, IntervalJoinCore, IntervalJoinParams, SideCache, ordered_input
+from .processor import Processor
+from .timestamps import from_micros, to_micros
 
 STATE = "join-state"
 BUCKETS = 1024
@@ -76,23 +81,12 @@ class StateFormatError(ValueError):
 
 # --- values <-> primitives ------------------------------------------------------------------------
 
-_EPOCH = dt.datetime(1970, 1, 1)
-_EPOCH_UTC = _EPOCH.replace(tzinfo=dt.timezone.utc)
-_MICROSECOND = dt.timedelta(microseconds=1)
-
-
-def _encode_timestamp(value: dt.datetime) -> int:
-    return (value - (_EPOCH if value.tzinfo is None else _EPOCH_UTC)) // _MICROSECOND
-
-
-def _decode_timestamp(micros: int) -> dt.datetime:
-    return _EPOCH_UTC + dt.timedelta(microseconds=micros)
 
 
 # Per SQL type name: (encode, decode) for the types whose values are not primitives.
 _CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
-    "TIMESTAMP": (_encode_timestamp, _decode_timestamp),
-    "TIMESTAMP_LTZ": (_encode_timestamp, _decode_timestamp),
+    "TIMESTAMP": (to_micros, from_micros),
+    "TIMESTAMP_LTZ": (to_micros, from_micros),
     "DATE": (dt.date.toordinal, dt.date.fromordinal),
     "DECIMAL": (str, Decimal),
 }
@@ -268,75 +262,63 @@ def bucket_due(keys: dict) -> Optional[int]:
     return min((entry[4] for entry in keys.values() if entry[4] is not None), default=None)
 
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql import types as T
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
-    # A StructType, not DDL text: a DDL string costs a parse round trip to the JVM per task.
-    value_schema = T.StructType([T.StructField("keys", T.BinaryType()),
-                                 T.StructField("timer", T.LongType())])
+# A StructType, not DDL text: a DDL string costs a parse round trip to the JVM per task.
+VALUE_SCHEMA = T.StructType([T.StructField("keys", T.BinaryType()),
+                             T.StructField("timer", T.LongType())])
 
-    class IntervalJoinProcessorV2(StatefulProcessor):
-        def __init__(self, params: IntervalJoinParams, left_types: Sequence[str],
-                     right_types: Sequence[str], key_types: Sequence[str]):
-            self.params = params
-            self.types = (tuple(left_types), tuple(right_types), tuple(key_types))
 
-        def init(self, handle) -> None:
-            self.handle = handle
-            self.state = handle.getValueState(STATE, value_schema)
-            predicate = None
-            if self.params.condition:
-                from .pyeval import compile_predicate
+class IntervalJoinProcessorV2(Processor):
+    """Version 2: one value and one timer per bucket of join keys."""
 
-                predicate = compile_predicate(self.params.condition,
-                                              columns=self.params.output_names)
-            left, right, key = (RowCodec(types) for types in self.types)
-            self.join = BucketJoin(self.params, predicate, left, right, key)
-            self.key_columns = [f"__k{index}" for index in range(len(self.types[2]))]
-            self.output_row = Row(*self.params.output_names, OP_COLUMN)
+    def init(self, handle) -> None:
+        self.handle = handle
+        self.state = handle.getValueState(STATE, VALUE_SCHEMA)
+        predicate = None
+        if self.params.condition:
+            from .pyeval import compile_predicate
 
-        def _run(self, rows_by_key: dict, watermark: int, timer_fired: bool) -> list:
-            stored = self.state.get()                   # the bucket's one read
-            if stored is None and not rows_by_key:
-                return []
-            keys = _loads(stored[0]) if stored is not None else {}
-            timer = stored[1] if stored is not None else None
-            out: list[Output] = []
-            changed = self.join.run(keys, rows_by_key, watermark, out)
-            # One timer per bucket, at its next due time. Spark deletes a fired timer after
-            # its call; a registered one that is no longer the next due time is moved
-            # (deleted while moot, also when it would still fire in this batch).
-            registered = None if timer_fired else timer
-            due = bucket_due(keys)
-            if due != registered:
-                if registered is not None:
-                    self.handle.deleteTimer(registered)
-                if due is not None:
-                    self.handle.registerTimer(due)
-            if not keys:
-                if stored is not None:
-                    self.state.clear()                  # nothing left in this bucket
-            elif changed or due != timer:
-                self.state.update((pickle.dumps(keys, protocol=5), due))  # the one write
-            output_row = self.output_row
-            return [output_row(*values, kind) for kind, values in out]
+            predicate = compile_predicate(self.params.condition,
+                                          columns=self.params.output_names)
+        left, right, key = (RowCodec(types) for types in self.params.column_types)
+        self.join = BucketJoin(self.params, predicate, left, right, key)
+        self.key_columns = [f"{KEY_PREFIX}{index}" for index in range(len(self.params.column_types[2]))]
+        self.output_row = Row(*self.params.output_names, OP_COLUMN)
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator:
-            by_key: dict[tuple, list] = {}
-            columns = self.key_columns
-            for row in rows:
-                by_key.setdefault(tuple(row[column] for column in columns), []).append(row)
-            ordered = {join_key: ordered_input(group, self.params)
-                       for join_key, group in by_key.items()}
-            return iter(self._run(ordered, timerValues.getCurrentWatermarkInMs(), False))
+    def _run(self, rows_by_key: dict, watermark: int, timer_fired: bool) -> list:
+        stored = self.state.get()                   # the bucket's one read
+        if stored is None and not rows_by_key:
+            return []
+        keys = _loads(stored[0]) if stored is not None else {}
+        timer = stored[1] if stored is not None else None
+        out: list[Output] = []
+        changed = self.join.run(keys, rows_by_key, watermark, out)
+        # One timer per bucket, at its next due time. Spark deletes a fired timer after
+        # its call; a registered one that is no longer the next due time is moved
+        # (deleted while moot, also when it would still fire in this batch).
+        registered = None if timer_fired else timer
+        due = bucket_due(keys)
+        if due != registered:
+            if registered is not None:
+                self.handle.deleteTimer(registered)
+            if due is not None:
+                self.handle.registerTimer(due)
+        if not keys:
+            if stored is not None:
+                self.state.clear()                  # nothing left in this bucket
+        elif changed or due != timer:
+            self.state.update((pickle.dumps(keys, protocol=5), due))  # the one write
+        output_row = self.output_row
+        return [output_row(*values, kind) for kind, values in out]
 
-        def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-            return iter(self._run({}, timerValues.getCurrentWatermarkInMs(), True))
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        by_key: dict[tuple, list] = {}
+        columns = self.key_columns
+        for row in rows:
+            by_key.setdefault(tuple(row[column] for column in columns), []).append(row)
+        ordered = {join_key: ordered_input(group, self.params)
+                   for join_key, group in by_key.items()}
+        return iter(self._run(ordered, timerValues.getCurrentWatermarkInMs(), False))
 
-        def close(self) -> None:
-            pass
-
-    return IntervalJoinProcessorV2
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
+        return iter(self._run({}, timerValues.getCurrentWatermarkInMs(), True))

@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
-from ..changelog import RowKind
+from ..changelog import KIND_COLUMN, LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from ..join_type import JoinType
-from .batch_rows import emitted, plain
+from .batch_rows import Output, emitted, plain
+from .processor import Processor
 from .state_ttl import spark_ttl_ms
 
 CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY = ("join-key-contains-unique-key",
@@ -54,6 +55,7 @@ class JoinParams:
     condition: Optional[str] = None    # Spark SQL over output_names
     left_ttl_ms: int = 0
     right_ttl_ms: int = 0
+    key_arity: int = 1                 # join key columns (a join without keys has one constant)
 
 
 @dataclass
@@ -86,7 +88,6 @@ class SideState:
             self.removed.add(key)
 
 
-Output = tuple[int, tuple]
 
 
 class JoinCore:
@@ -224,100 +225,85 @@ def side_layout(name: str, spec: SideSpec, row_ddl: str, unique_ddl: str,
             "value": f"kept STRUCT<count: BIGINT{associations}>", "ttl": "processing-time"}
 
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
-    class SideStore:
-        """Loads and stores one side's state variable in the layout of its SideSpec."""
+class SideStore:
+    """Loads and stores one side's state variable in the layout of its SideSpec."""
 
-        def __init__(self, handle, name: str, layout: dict[str, str], spec: SideSpec,
-                     outer: bool, ttl_ms: int):
-            self.spec, self.outer = spec, outer
-            ttl = spark_ttl_ms(ttl_ms)
-            if layout["kind"] == "value":
-                self.state = handle.getValueState(name, layout["value"], ttl)
-            else:
-                self.state = handle.getMapState(name, layout["key"], layout["value"], ttl)
+    def __init__(self, handle, name: str, layout: dict[str, str], spec: SideSpec,
+                 outer: bool, ttl_ms: int):
+        self.spec, self.outer = spec, outer
+        ttl = spark_ttl_ms(ttl_ms)
+        if layout["kind"] == "value":
+            self.state = handle.getValueState(name, layout["value"], ttl)
+        else:
+            self.state = handle.getMapState(name, layout["key"], layout["value"], ttl)
 
-        def load(self) -> SideState:
-            state = SideState()
-            if self.spec.kind == CONTAINS_UNIQUE_KEY:
-                stored = self.state.get()
-                if stored is not None:
-                    kept = plain(stored[0])
-                    row = plain(kept[0])
-                    state.rows[()] = Stored(row, 1, kept[1] if self.outer else 0)
-                return state
-            for key, value in self.state.iterator():
-                kept = plain(value[0])
-                if self.spec.kind == HAS_UNIQUE_KEY:
-                    row = plain(kept[0])
-                    state.rows[plain(key[0])] = Stored(row, 1, kept[1] if self.outer else 0)
-                else:
-                    row = plain(key[0])
-                    state.rows[row] = Stored(row, kept[0], kept[1] if self.outer else 0)
+    def load(self) -> SideState:
+        state = SideState()
+        if self.spec.kind == CONTAINS_UNIQUE_KEY:
+            stored = self.state.get()
+            if stored is not None:
+                kept = plain(stored[0])
+                row = plain(kept[0])
+                state.rows[()] = Stored(row, 1, kept[1] if self.outer else 0)
             return state
+        for key, value in self.state.iterator():
+            kept = plain(value[0])
+            if self.spec.kind == HAS_UNIQUE_KEY:
+                row = plain(kept[0])
+                state.rows[plain(key[0])] = Stored(row, 1, kept[1] if self.outer else 0)
+            else:
+                row = plain(key[0])
+                state.rows[row] = Stored(row, kept[0], kept[1] if self.outer else 0)
+        return state
 
-        def store(self, state: SideState) -> None:
-            if self.spec.kind == CONTAINS_UNIQUE_KEY:
-                if () in state.removed and () not in state.rows:
-                    self.state.clear()
-                elif () in state.dirty:
-                    stored = state.rows[()]
-                    kept = (stored.row, stored.associations) if self.outer else (stored.row,)
-                    self.state.update((kept,))
-                return
-            for key in state.removed:
-                self.state.removeKey((key,))
-            for key in state.dirty:
-                stored = state.rows[key]
-                if self.spec.kind == HAS_UNIQUE_KEY:
-                    kept = (stored.row, stored.associations) if self.outer else (stored.row,)
-                else:
-                    kept = (stored.count, stored.associations) if self.outer else (stored.count,)
-                self.state.updateValue((key,), (kept,))
+    def store(self, state: SideState) -> None:
+        if self.spec.kind == CONTAINS_UNIQUE_KEY:
+            if () in state.removed and () not in state.rows:
+                self.state.clear()
+            elif () in state.dirty:
+                stored = state.rows[()]
+                kept = (stored.row, stored.associations) if self.outer else (stored.row,)
+                self.state.update((kept,))
+            return
+        for key in state.removed:
+            self.state.removeKey((key,))
+        for key in state.dirty:
+            stored = state.rows[key]
+            if self.spec.kind == HAS_UNIQUE_KEY:
+                kept = (stored.row, stored.associations) if self.outer else (stored.row,)
+            else:
+                kept = (stored.count, stored.associations) if self.outer else (stored.count,)
+            self.state.updateValue((key,), (kept,))
 
-    class JoinProcessor(StatefulProcessor):
-        def __init__(self, params: JoinParams, layout: dict[str, dict[str, str]],
-                     key_arity: int):
-            self.params = params
-            self.layout = layout
-            self.key_arity = key_arity
+class JoinProcessor(Processor):
+    def init(self, handle) -> None:
+        p = self.params
+        join_type = JoinType(p.join_type)
+        self.left = SideStore(handle, LEFT_RECORDS, self.layout[LEFT_RECORDS], p.left_spec,
+                              join_type.left_outer, p.left_ttl_ms)
+        self.right = SideStore(handle, RIGHT_RECORDS, self.layout[RIGHT_RECORDS],
+                               p.right_spec, join_type.right_outer, p.right_ttl_ms)
+        predicate = None
+        if p.condition:
+            from .pyeval import compile_predicate
 
-        def init(self, handle) -> None:
-            p = self.params
-            join_type = JoinType(p.join_type)
-            self.left = SideStore(handle, LEFT_RECORDS, self.layout[LEFT_RECORDS], p.left_spec,
-                                  join_type.left_outer, p.left_ttl_ms)
-            self.right = SideStore(handle, RIGHT_RECORDS, self.layout[RIGHT_RECORDS],
-                                   p.right_spec, join_type.right_outer, p.right_ttl_ms)
-            predicate = None
-            if p.condition:
-                from .pyeval import compile_predicate
+            predicate = compile_predicate(p.condition, columns=p.output_names)
+        self.core = JoinCore(p, predicate)
 
-                predicate = compile_predicate(p.condition, columns=p.output_names)
-            self.core = JoinCore(p, predicate)
-
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = []
-            for row in rows:
-                is_left = row["__side"] == 0
-                kind = RowKind.from_code(row["__kind"])
-                decoded.append((is_left, kind, plain(row["__l"] if is_left else row["__r"])))
-            # Arrival order (see runtime.batch_rows) within each side, the left side first.
-            decoded.sort(key=lambda item: not item[0])
-            keys_match = all(part is not None for part in tuple(key)[:self.key_arity])
-            left, right = self.left.load(), self.right.load()
-            out: list[Output] = []
-            for is_left, kind, values in decoded:
-                self.core.process(is_left, kind, values, keys_match, left, right, out)
-            self.left.store(left)
-            self.right.store(right)
-            return emitted(out, self.params.output_names)
-
-        def close(self) -> None:
-            pass
-
-    return JoinProcessor
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        decoded = []
+        for row in rows:
+            is_left = row[SIDE_COLUMN] == 0
+            kind = RowKind.from_code(row[KIND_COLUMN])
+            decoded.append((is_left, kind, plain(row[LEFT_ROW] if is_left else row[RIGHT_ROW])))
+        # Arrival order (see runtime.batch_rows) within each side, the left side first.
+        decoded.sort(key=lambda item: not item[0])
+        keys_match = all(part is not None for part in tuple(key)[:self.params.key_arity])
+        left, right = self.left.load(), self.right.load()
+        out: list[Output] = []
+        for is_left, kind, values in decoded:
+            self.core.process(is_left, kind, values, keys_match, left, right, out)
+        self.left.store(left)
+        self.right.store(right)
+        return emitted(out, self.params.output_names)

@@ -18,6 +18,7 @@ rounded at Spark's scale only for a literal divisor, else kept to 38 digits; FLO
 print as DOUBLE; integer overflow is not detected.
 """
 from __future__ import annotations
+from .timestamps import EPOCH
 
 import datetime as dt
 import math
@@ -41,7 +42,6 @@ _T = exp.DataType.Type
 
 _CTX = Context(prec=38, rounding=ROUND_HALF_UP)    # Spark's DECIMAL(38) cap, Java's HALF_UP
 _WIDE = Context(prec=100, rounding=ROUND_HALF_UP)  # quantize without spurious precision errors
-_EPOCH = dt.datetime(1970, 1, 1)
 _WHITESPACE = "".join(map(chr, range(33)))         # Spark trims all chars <= ' ' before casts
 _HINT = ("The condition is evaluated in Python inside the stateful operator (see "
          "streamplan/runtime/pyeval.py for what it supports); rewrite it with supported "
@@ -447,7 +447,7 @@ def _to_int(v: Any, bits: int = 64) -> int:
     elif isinstance(v, Decimal):
         n = int(v)
     elif isinstance(v, dt.datetime):
-        n = (_naive(v) - _EPOCH) // dt.timedelta(seconds=1)
+        n = (_naive(v) - EPOCH) // dt.timedelta(seconds=1)
     else:
         raise TypeError(f"cannot cast {_type_name(v)} {v!r} to an integer")
     if not -(1 << (bits - 1)) <= n < 1 << (bits - 1):
@@ -468,7 +468,7 @@ def _to_double(v: Any) -> float:
             raise _invalid(v, "DOUBLE")
         return float(text.rstrip("dDfF"))
     if isinstance(v, dt.datetime):
-        return (_naive(v) - _EPOCH) / dt.timedelta(seconds=1)
+        return (_naive(v) - EPOCH) / dt.timedelta(seconds=1)
     raise TypeError(f"cannot cast {_type_name(v)} {v!r} to DOUBLE")
 
 
@@ -579,9 +579,9 @@ def _to_timestamp(v: Any) -> dt.datetime:
             value -= offset if zone[0] == "+" else -offset
         return value
     if isinstance(v, Decimal):
-        return _EPOCH + dt.timedelta(microseconds=int(v * 1_000_000))
+        return EPOCH + dt.timedelta(microseconds=int(v * 1_000_000))
     if _is_number(v):
-        return _EPOCH + dt.timedelta(seconds=v)
+        return EPOCH + dt.timedelta(seconds=v)
     raise TypeError(f"cannot cast {_type_name(v)} {v!r} to TIMESTAMP")
 
 

@@ -12,3 +12,7 @@ NEVER_MS = 100 * 365 * 86_400_000
 
 def spark_ttl_ms(plan_ttl_ms: int) -> int:
     return plan_ttl_ms if plan_ttl_ms > 0 else NEVER_MS
+
+# What Flink logs when a retraction finds no state (it was probably cleared by TTL).
+STATE_CLEARED_WARN_MSG = ("The state is cleared because of state ttl. This will result in "
+                          "incorrect result. You can increase the state ttl to avoid this.")

@@ -27,17 +27,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Optional
 
 from ..changelog import RowKind
-from .batch_rows import emitted, plain, rows_of
-from .state_ttl import spark_ttl_ms
+from .batch_rows import Output, plain
+from .processor import KeyedValueProcessor
+from .state_ttl import STATE_CLEARED_WARN_MSG
 
 LOG = logging.getLogger(__name__)
 
 VALUES_STATE = "values"                    # SinkUpsertMaterializer's state name
-STATE_CLEARED_WARN_MSG = ("The state is cleared because of state ttl. This will result in "
-                          "incorrect result. You can increase the state ttl to avoid this.")
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,6 @@ class SinkValues:
     written: bool = False
 
 
-Output = tuple[int, tuple]               # (row kind code, row)
 
 
 class UpsertMaterializerCore:
@@ -122,41 +120,23 @@ def state_layout(params: UpsertMaterializerParams, row_ddl: str) -> dict[str, di
     return {VALUES_STATE: {"kind": "value", "value": f"rows ARRAY<STRUCT<{row_ddl}>>",
                            "ttl": "processing-time"}}
 
+class UpsertMaterializerProcessor(KeyedValueProcessor):
+    def make_core(self) -> UpsertMaterializerCore:
+        return UpsertMaterializerCore(self.params)
 
-def make_processor_class():
-    """Defined lazily so the planner can import this module without a Spark worker."""
-    from pyspark.sql import Row
-    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+    def decode(self, stored):
+        return SinkValues([plain(item) for item in (stored[0] or [])] if stored is not None else [])
 
-    class UpsertMaterializerProcessor(StatefulProcessor):
-        def __init__(self, params: UpsertMaterializerParams,
-                     layout: dict[str, dict[str, str]], names: tuple[str, ...]):
-            self.params = params
-            self.layout = layout
-            self.names = names             # input and output columns (the same row)
+    def step(self, key, kept, kind, row, out):
+        self.core.process(kept, kind, row, out)
+        return kept
 
-        def init(self, handle) -> None:
-            spec = self.layout[VALUES_STATE]
-            self.state = handle.getValueState(VALUES_STATE, spec["value"],
-                                              spark_ttl_ms(self.params.ttl_ms))
-            self.core = UpsertMaterializerCore(self.params)
+    def written(self, loaded, kept):
+        return kept.written
 
-        def handleInputRows(self, key, rows, timerValues) -> Iterator[Row]:
-            decoded = rows_of(rows, self.names)
-            stored = self.state.get()
-            kept = SinkValues([plain(item) for item in (stored[0] or [])]
-                              if stored is not None else [])
-            out: list[Output] = []
-            for kind, values in decoded:
-                self.core.process(kept, kind, values, out)
-            if kept.written:
-                if kept.rows:
-                    self.state.update((list(kept.rows),))
-                else:
-                    self.state.clear()
-            return emitted(out, self.names)
+    def encode(self, kept):
+        return (list(kept.rows),) if kept.rows else None
 
-        def close(self) -> None:
-            pass
 
+def processor_class(params) -> type:
     return UpsertMaterializerProcessor

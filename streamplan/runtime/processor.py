@@ -1,0 +1,83 @@
+"""The shape every transformWithState processor here has, and the template of the keyed ones.
+
+Every processor is built the same way, `Processor(params, layout, input_names,
+output_names)`: the node's runtime parameters (a frozen dataclass), the state layout its
+fixtures record (`{state name: {"kind", "value", ...}}`), and the columns it reads and
+writes. Processors are module-level classes, so Spark pickles them by reference.
+
+`KeyedValueProcessor` is the template of the one-input nodes whose state is one value per
+key (changelog normalize, deduplicate, group aggregate, rank, sink upsert materializer):
+read the key's value once per batch, run the node's core row by row in arrival order, write
+the value once when Flink's operator would have written it (which refreshes its TTL), emit.
+A node supplies the core and four hooks: `decode`, `step`, `written`, `encode`.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+from ..changelog import RowKind
+from .batch_rows import Output, emitted, rows_of
+from .state_ttl import spark_ttl_ms
+
+
+class Processor(StatefulProcessor):
+    """One constructor shape for every processor."""
+
+    def __init__(self, params: Any, layout: dict[str, dict[str, str]],
+                 input_names: tuple[str, ...], output_names: tuple[str, ...]):
+        self.params = params
+        self.layout = layout
+        self.input_names = input_names
+        self.output_names = output_names
+
+    def close(self) -> None:
+        pass
+
+
+class KeyedValueProcessor(Processor):
+    """Read once, run the core per row, write once if written, emit."""
+
+    def init(self, handle) -> None:
+        (name,) = self.layout             # the one value state
+        self.state = handle.getValueState(name, self.layout[name]["value"],
+                                          spark_ttl_ms(self.params.ttl_ms))
+        self.core = self.make_core()
+
+    # --- hooks -----------------------------------------------------------------------------
+    def make_core(self) -> Any:
+        raise NotImplementedError
+
+    def decode(self, stored: Optional[tuple]) -> Any:
+        """The stored value (None: none) as the core keeps it."""
+        raise NotImplementedError
+
+    def step(self, key: tuple, value: Any, kind: RowKind, row: tuple, out: list[Output]) -> Any:
+        """One input row through the core; returns the key's value afterwards."""
+        raise NotImplementedError
+
+    def written(self, loaded: Any, value: Any) -> bool:
+        """Whether Flink would have written the state: by default when the core returned
+        another value than the one it was given."""
+        return value is not loaded
+
+    def encode(self, value: Any) -> Optional[tuple]:
+        """The value to store; None clears the key's state."""
+        raise NotImplementedError
+
+    # --- the template ----------------------------------------------------------------------
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        decoded = rows_of(rows, self.input_names)
+        loaded = self.decode(self.state.get())
+        value = loaded
+        out: list[Output] = []
+        for kind, row in decoded:
+            value = self.step(key, value, kind, row, out)
+        if self.written(loaded, value):
+            encoded = self.encode(value)
+            if encoded is None:
+                self.state.clear()
+            else:
+                self.state.update(encoded)
+        return emitted(out, self.output_names)

@@ -1,0 +1,142 @@
+"""The aggregation rule: a query block with GROUP BY, HAVING or aggregate calls becomes a
+calc (group keys and distinct arguments, WHERE), a group aggregate (one result per
+distinct call) and a calc over the keys and results (HAVING, the SELECT list). Which calls
+are supported and their result types are in aggregates.py.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+
+from ..changelog import RowKind
+from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes.calc import StreamExecCalc
+from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
+from ..types import Field, RowType, parse_type, quote_identifier
+from .aggregates import AggregateCall, aggregate_calls, result_type
+from .common import QueryContext, Relation, _calc_description, _column, _dedupe
+from .scope import Scope, ScopeField, plain_column, spark_sql
+
+
+class AggregateRules:
+    """GROUP BY and aggregates; a mixin of PlanBuilder (builder.py)."""
+
+    def _plan_aggregate(self, select: exp.Select, relation: Relation,
+                        where_condition: Optional[exp.Expression], ctx: QueryContext,
+                        sink_row: Optional[RowType], top_level: bool) -> Relation:
+        """Calc (group keys, arguments; WHERE) -> group aggregate -> Calc (HAVING, SELECT)."""
+        where = ctx.where
+        scope = Scope(relation.scope_fields, where)
+        input_row = relation.node.row_type
+        group = select.args.get("group")
+        keys = list(group.expressions) if group else []
+        if group and (group.args.get("grouping_sets") or group.args.get("cube")
+                      or group.args.get("rollup") or any(
+                          isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) for key in keys)):
+            raise UnsupportedSqlError("GROUPING SETS / CUBE / ROLLUP", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        having = select.args.get("having")
+        items = list(select.expressions)
+        calls: list[AggregateCall] = []
+        for expression in items + ([having.this] if having else []):
+            calls.extend(aggregate_calls(expression))
+        if any(isinstance(item, exp.Star) or (isinstance(item, exp.Column)
+                                              and isinstance(item.this, exp.Star)) for item in items):
+            raise PlanningError(f"{where}: SELECT * cannot be used with GROUP BY or aggregates; "
+                                f"name the grouped columns and aggregates")
+        # 1. the calc below the aggregate: group keys, then distinct aggregate arguments
+        key_sql = [self._sql(scope.rewrite(key), input_row, where) for key in keys]
+        arg_sql: list[str] = []
+        for call in calls:
+            if call.argument is not None:
+                text = self._sql(scope.rewrite(call.argument), input_row, where)
+                if text not in arg_sql:
+                    arg_sql.append(text)
+        condition = (self._sql(scope.rewrite(where_condition), input_row, where)
+                     if where_condition is not None else None)
+        if condition is not None:
+            self.types.check_condition(input_row, condition, where)
+        projection = key_sql + arg_sql
+        key_names = [key.name if plain_column(key) else f"$f{i}" for i, key in enumerate(keys)]
+        names = _dedupe(key_names + [f"$f{len(keys) + i}" for i in range(len(arg_sql))])
+        node = relation.node
+        identity = projection == [quote_identifier(n) for n in input_row.names] and condition is None
+        if not identity:
+            types = self.types.resolve(input_row, projection, None, where)
+            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition,
+                            output_type=RowType(tuple(map(Field, names, types))).text,
+                            description=_calc_description(projection, names, condition))
+        pre_row = node.row_type
+        # 2. the aggregate: group keys first, then one result per distinct call
+        specs: list[AggCallSpec] = []
+        call_columns: dict[str, str] = {}          # call text -> its result column
+        out_names = list(pre_row.names[:len(keys)])
+        for call in calls:
+            text = call.node.sql(dialect="spark")
+            arg_index = None if call.argument is None else len(keys) + arg_sql.index(
+                self._sql(scope.rewrite(call.argument), input_row, where))
+            same = next((spec for spec in specs if (spec.function, spec.distinct) ==
+                         (call.function, call.distinct) and spec.arg_list == (
+                             [] if arg_index is None else [arg_index])), None)
+            if same is not None:
+                call_columns[text] = same.name
+                continue
+            arg_type = pre_row.fields[arg_index].type if arg_index is not None else None
+            name = _dedupe(out_names + [f"EXPR${len(out_names)}"])[-1]
+            out_names.append(name)
+            specs.append(AggCallSpec(name=name, function=call.function,
+                                     arg_list=[] if arg_index is None else [arg_index],
+                                     distinct=call.distinct,
+                                     type=result_type(call.function, arg_type).text))
+            call_columns[text] = name
+        key_fields = [Field(f.name, f.type) for f in pre_row.fields[:len(keys)]]
+        output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
+                                             for spec in specs]))
+        need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
+        ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
+        grouped = ", ".join(out_names[:len(keys)])
+        selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
+        description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
+                       f"select=[{selected}])")
+        agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(len(keys))),
+                       agg_calls=specs, generate_update_before=True,
+                       need_retraction=need_retraction, output_type=output.text,
+                       description=description, state_ttls=ttls)
+        # 3. the calc above: HAVING and the SELECT list, over the keys and the results
+        key_columns = {spark_sql(scope.rewrite(key)): output.fields[i].name
+                       for i, key in enumerate(keys)}
+
+        def over_aggregate(expression: exp.Expression) -> exp.Expression:
+            def replace(sub: exp.Expression) -> exp.Expression:
+                if isinstance(sub, exp.AggFunc):
+                    return _column(call_columns[sub.sql(dialect="spark")])
+                if not isinstance(sub, exp.Literal) and not any(
+                        isinstance(inner, exp.AggFunc) for inner in sub.walk()):
+                    text = spark_sql(scope.rewrite(sub))
+                    if text in key_columns:
+                        return _column(key_columns[text])
+                if isinstance(sub, exp.Column):
+                    raise PlanningError(
+                        f"{where}: column '{sub.sql(dialect='spark')}' is neither grouped nor "
+                        f"aggregated; add it to GROUP BY or aggregate it")
+                return sub
+
+            return expression.copy().transform(replace)
+
+        rewritten = []
+        for index, item in enumerate(items):
+            target = item.this if isinstance(item, exp.Alias) else item
+            name = (item.alias if isinstance(item, exp.Alias)
+                    else target.name if plain_column(target) else f"EXPR${index}")
+            rewritten.append(exp.alias_(over_aggregate(target), name, quoted=True))
+        having_expr = over_aggregate(having.this) if having else None
+        agg_scope = [ScopeField("", f.name, f) for f in output.fields]
+        return self._plan_projection(rewritten, Relation(agg, agg_scope), having_expr, ctx,
+                                     sink_row)
+
+
+def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
+    inner = "*" if not spec.arg_list else (
+        ("DISTINCT " if spec.distinct else "") + pre_row.fields[spec.arg_list[0]].name)
+    return f"{spec.function}({inner}) AS {spec.name}"

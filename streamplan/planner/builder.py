@@ -1,0 +1,176 @@
+"""The plan builder: the graph under construction and the statements. `PlanBuilder` holds
+the nodes and edges, with each node's changelog kinds, their origins and its unique keys;
+`add` puts an exec node at its latest version into the graph, and an INSERT is planned to
+a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
+one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
+the class: select, sources, joins, ranks, aggregate_rule and changelog. `_sql` (Spark SQL
+of an expression, with Flink's integer division) and `_state_ttl`, which several rules
+use, are here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from sqlglot import exp
+
+from ..changelog import RowKind, mode_names
+from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes import REGISTRY, ExecNode
+from ..nodes.common import TableSpec
+from ..nodes.metadata import node_name
+from ..nodes.sink import StreamExecSink
+from ..options import SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration
+from ..plan import CompiledPlan, Edge
+from ..sql.ast import CreateTable, Insert
+from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
+from ..types import INTEGRAL_TYPES, RowType
+from .aggregate_rule import AggregateRules
+from .changelog import ChangelogRules, infer_node_changelog
+from .common import QueryContext
+from .hints import check_early_fire_applies, parse_hints
+from .joins import JoinRules
+from .ranks import RankRules
+from .scope import spark_sql
+from .select import SelectRules
+from .sources import SourceRules, table_row_type
+from .type_resolver import SparkTypeResolver
+
+
+@dataclass
+class PlanBuilder(SelectRules, SourceRules, JoinRules, RankRules, AggregateRules, ChangelogRules):
+    catalog: dict[str, CreateTable]
+    config: Configuration
+    types: SparkTypeResolver
+    nodes: list[ExecNode] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
+    origins: dict[int, dict[RowKind, ExecNode]] = field(default_factory=dict)
+    unique_keys: dict[int, list[list[int]]] = field(default_factory=dict)
+    optional_normalizes: set[int] = field(default_factory=set)   # upsert sources' normalizes
+
+    # --- graph helpers --------------------------------------------------------------------
+    def add(self, kind: type, inputs: list[ExecNode], state_ttls: Optional[list[int]] = None,
+            **spec) -> ExecNode:
+        """A node of `kind`'s exec node at its latest version, served by the class the
+        registry holds for that version (a newer version may live in another class). Its
+        `state` entries are the node's own defaults, with `state_ttls` (one per input; by
+        default table.exec.state.ttl)."""
+        cls, meta = REGISTRY.latest_class(node_name(kind))
+        ttls = state_ttls or [self.config.get(STATE_TTL)] * max(cls.arity, 1)
+        state = cls.default_state(meta.version, ttls, spec)
+        if state is not None:
+            spec["state"] = state
+        node = cls(id=len(self.nodes) + 1, type=meta.type_id,
+                   configuration=self.config.persisted_for(meta.consumed_options),
+                   input_properties=[{} for _ in inputs], **spec)
+        node.read_options(node.options_view(self.config))   # an undeclared read fails now
+        self.modes[node.id], self.origins[node.id] = infer_node_changelog(
+            node, inputs, self.modes, self.origins)
+        self.nodes.append(node)
+        self.edges.extend(Edge(source.id, node.id) for source in inputs)
+        self.unique_keys[node.id] = node.output_unique_keys(
+            [source.row_type for source in inputs], [self.unique_keys[source.id] for source in inputs])
+        return node
+
+    def plan(self, inserts: list[Insert]) -> CompiledPlan:
+        for insert in inserts:
+            self._plan_insert(insert)
+        self._generate_update_before_where_needed()
+        return CompiledPlan(self.nodes, self.edges)
+
+    # --- statements -----------------------------------------------------------------------
+    def _plan_insert(self, insert: Insert) -> None:
+        where = str(insert.position)
+        hints = parse_hints(insert.hints)
+        sink_table = self._table(insert.target, where, role="sink")
+        sink_row = table_row_type(sink_table, physical_only=True)
+        ctx = QueryContext(insert, where, hints)
+        relation = self._plan_select(insert.query, ctx, sink_row, top_level=True)
+        check_early_fire_applies(hints, ctx.interval_joins > 0)
+        hints.state_ttl.check_all_used()
+        node = relation.node
+        materialize = self._upsert_materialize(sink_table, sink_row, node, insert)
+        upsert_key = next((key for key in self.unique_keys[node.id] if key), None)
+        self.add(StreamExecSink, [node],
+                 table=TableSpec(identifier=sink_table.name, options=dict(sink_table.options),
+                                 primary_key=list(sink_table.primary_key)
+                                 if sink_table.primary_key else None),
+                 input_changelog_mode=mode_names(self.modes[node.id]), output_type=sink_row.text,
+                 upsert_materialize=True if materialize else None,
+                 input_upsert_key=upsert_key if materialize else None,
+                 conflict_strategy=insert.on_conflict,
+                 description=f"Sink(table=[{sink_table.name}], fields=[{', '.join(sink_row.names)}]"
+                             + (", upsertMaterialize=[true]" if materialize else "")
+                             + (f", conflictStrategy=[{insert.on_conflict}]" if insert.on_conflict
+                                else "") + ")")
+
+    def _upsert_materialize(self, table: CreateTable, sink_row: RowType, node: ExecNode,
+                            insert: Insert) -> bool:
+        """Flink 2.3's table.exec.sink.upsert-materialize: NONE never materializes; FORCE
+        always for a sink with a primary key fed updates; AUTO when, besides, no unique key
+        of the input is contained in the sink's primary key (rows of one sink key may come
+        from several input keys) -- and then only with ON CONFLICT DO DEDUPLICATE, else the
+        INSERT is refused, as Flink 2.3 refuses it."""
+        where = str(insert.position)
+        if insert.on_conflict in ("NOTHING", "ERROR"):
+            raise UnsupportedSqlError(
+                f"ON CONFLICT DO {insert.on_conflict} (Flink's watermark-compacting "
+                f"materializer); use ON CONFLICT DO DEDUPLICATE", insert.position.line,
+                insert.position.column, insert.position.source)
+        mode = self.config.get(SINK_UPSERT_MATERIALIZE)
+        if mode == "NONE" or not table.primary_key or \
+                self.modes[node.id] == frozenset({RowKind.INSERT}):
+            return False
+        if mode == "FORCE":
+            return True
+        key = {sink_row.index(name) for name in table.primary_key}
+        uniques = self.unique_keys[node.id]
+        if any(set(unique) <= key for unique in uniques):
+            return False
+        if insert.on_conflict is None:
+            shown = ", ".join(node.row_type.names[i] for i in uniques[0]) if uniques else ""
+            raise PlanningError(
+                f"{where}: the query has an upsert key that differs from the primary key of sink "
+                f"table '{table.name}'. Primary key: [{', '.join(table.primary_key)}], upsert "
+                f"key: [{shown}]. Rows of one primary key may then come from several upsert "
+                f"keys; add ON CONFLICT DO DEDUPLICATE to the INSERT (the sink keeps every row "
+                f"and shows the last one), or set 'table.exec.sink.upsert-materialize' to "
+                f"'FORCE' or 'NONE'")
+        return True
+
+    # --- used by several rules ----------------------------------------------------------
+    def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
+        """Spark SQL text of a resolved expression, with Flink's integer division. Only what
+        a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
+        construct = disallowed_construct(expression)
+        if construct is not None:
+            raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
+        return spark_sql(integer_division(expression, input_row, self.types, where))
+
+    def _state_ttl(self, input_names: tuple[str, ...], ctx: QueryContext, is_join: bool) -> int:
+        """FLIP-292: a hinted TTL for this input, else the session's table.exec.state.ttl."""
+        hinted = ctx.hints.state_ttl.for_input(input_names, is_join) if input_names else None
+        return hinted if hinted is not None else self.config.get(STATE_TTL)
+
+
+def integer_division(expression: exp.Expression, input_row: RowType, types: SparkTypeResolver,
+                     where: str) -> exp.Expression:
+    """Flink divides integers as integers (7 / 2 = 3); Spark's `/` always gives a DOUBLE.
+
+    Each `/` whose operands Spark types as integral becomes `CAST(a DIV b AS <wider type>)`,
+    innermost first so that an outer division sees the rewritten operands' types.
+    """
+    divisions = sorted(expression.find_all(exp.Div), key=lambda node: node.depth, reverse=True)
+    if not divisions:
+        return expression
+    root = exp.Paren(this=expression)          # a parent, so the top node can be replaced too
+    for node in divisions:
+        left, right = types.resolve(input_row, [spark_sql(node.this), spark_sql(node.expression)],
+                                    None, where)
+        if left.name in INTEGRAL_TYPES and right.name in INTEGRAL_TYPES:
+            wider = max(left.name, right.name, key=INTEGRAL_TYPES.index)
+            node.replace(exp.Cast(this=exp.IntDiv(this=node.this.copy(),
+                                                  expression=node.expression.copy()),
+                                  to=exp.DataType.build(wider)))
+    return root.this

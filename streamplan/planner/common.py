@@ -1,0 +1,68 @@
+"""What the planning rules share: the relation a sub-plan outputs, the context one INSERT
+carries into its query blocks, and the small helpers several rules use (a quoted column,
+the conjuncts of a condition, names made unique as Flink does, a calc's description).
+Each is defined here once; the rule modules import them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from sqlglot import exp
+
+from ..nodes import ExecNode
+from ..sql.ast import Insert, Position
+from .hints import QueryHints
+from .scope import ScopeField
+
+
+@dataclass
+class Relation:
+    """The output of a sub-plan: its node and the columns the query can name."""
+
+    node: ExecNode
+    scope_fields: list[ScopeField]
+    names: tuple[str, ...] = ()          # how the relation is known: alias, table name
+
+
+@dataclass
+class QueryContext:
+    """What planning one INSERT carries down into its query blocks."""
+
+    insert: Insert
+    where: str
+    hints: QueryHints
+    ctes: dict[str, exp.Expression] = field(default_factory=dict)
+    interval_joins: int = 0              # in the top-level block (EARLY_FIRE applies there)
+
+    @property
+    def position(self) -> Position:
+        return self.insert.position
+
+
+def _column(name: str) -> exp.Column:
+    return exp.column(exp.to_identifier(name, quoted=True))
+
+
+def _conjuncts(condition: exp.Expression) -> list[exp.Expression]:
+    condition = condition.unnest() if isinstance(condition, exp.Paren) else condition
+    if isinstance(condition, exp.And):
+        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+    return [condition]
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    seen, result = set(), []
+    for name in names:
+        candidate, suffix = name, 0
+        while candidate in seen:
+            candidate, suffix = f"{name}{suffix}", suffix + 1
+        seen.add(candidate)
+        result.append(candidate)
+    return result
+
+
+def _calc_description(projection: list[str], names: list[str], condition: Optional[str]) -> str:
+    select = ", ".join(expr.replace("`", "") if expr == f"`{name}`" else f"{expr} AS {name}"
+                       for expr, name in zip(projection, names))
+    return f"Calc(select=[{select}]" + (f", where=[{condition}])" if condition else ")")

@@ -1,0 +1,226 @@
+"""The ROW_NUMBER rule: a FROM that is one subquery or CTE with ROW_NUMBER() OVER (...) in
+its SELECT list, filtered on the row number by the outer WHERE, becomes a deduplicate
+(first or last row per key by a time attribute, the row number unread) or a rank node
+(top-N, its rank range taken from the outer WHERE, as in Flink).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+
+from ..changelog import RowKind
+from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes.deduplicate import StreamExecDeduplicate
+from ..nodes.rank import APPEND_FAST, RETRACT
+from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
+                          StreamExecRank)
+from ..types import Field, RowType, SqlType
+from .common import QueryContext, Relation, _conjuncts, _dedupe
+from .scope import Scope, ScopeField, plain_column
+
+
+class RankRules:
+    """Deduplication and top-N; a mixin of PlanBuilder (builder.py)."""
+
+    def _ranked_source(self, select: exp.Select, ctx: QueryContext):
+        """(inner SELECT, its ROW_NUMBER item, alias) when FROM is a single subquery or CTE
+        whose SELECT list holds a ROW_NUMBER() OVER (...) window."""
+        source = select.args.get("from_") or select.args.get("from")
+        if source is None or select.args.get("joins"):
+            return None
+        item = source.this
+        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Select):
+            inner, alias = item.this, item.alias or ""
+        elif isinstance(item, exp.Table) and isinstance(ctx.ctes.get(item.name), exp.Select):
+            inner, alias = ctx.ctes[item.name], item.alias or item.name
+        else:
+            return None
+        windows = [e for e in inner.expressions
+                   if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window)]
+        if not windows:
+            return None
+        if len(windows) > 1:
+            raise UnsupportedSqlError("several OVER windows in one SELECT", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        return inner, windows[0], alias
+
+    def _plan_rank(self, inner: exp.Select, item: exp.Alias, alias: str, outer: exp.Select,
+                   condition: Optional[exp.Expression], ctx: QueryContext,
+                   top_level: bool) -> tuple[Relation, Optional[exp.Expression]]:
+        """The inner SELECT without its ROW_NUMBER, then a deduplicate or rank node; returns
+        the relation the outer query reads and the rest of its WHERE."""
+        where = ctx.where
+        window, rn = item.this, item.alias
+        function = window.this
+        if not isinstance(function, exp.RowNumber):
+            name = function.sql(dialect="spark").split("(")[0].upper()
+            raise UnsupportedSqlError(
+                f"{name}() OVER (only ROW_NUMBER() is supported for top-N and deduplication)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        if window.args.get("spec"):
+            raise UnsupportedSqlError("a window frame on ROW_NUMBER()", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        rest = [conjunct for conjunct in (_conjuncts(condition) if condition is not None else [])]
+        start, end, remaining = _rank_range(rest, rn, where)
+        if end is None:
+            raise UnsupportedSqlError(
+                f"ROW_NUMBER() without an upper bound on '{rn}' in the outer WHERE (an OVER "
+                f"aggregate, needs stream-exec-over-aggregate)", ctx.position.line,
+                ctx.position.column, ctx.position.source)
+        stripped = inner.copy()
+        stripped.set("expressions", [e for e in stripped.expressions
+                                     if not (isinstance(e, exp.Alias) and e.alias == rn)])
+        window, hidden = _window_reads_from_scope(window, stripped)
+        source = self._plan_select(stripped, ctx)
+        scope = Scope(source.scope_fields, where)
+        row = source.node.row_type
+
+        def index(expression: exp.Expression, what: str) -> int:
+            if not plain_column(expression):
+                raise UnsupportedSqlError(f"an expression in {what} of ROW_NUMBER() (only "
+                                          f"columns)", ctx.position.line, ctx.position.column,
+                                          ctx.position.source)
+            return row.index(scope.resolve(expression).name)
+
+        partition = [index(e, "PARTITION BY") for e in window.args.get("partition_by") or []]
+        order = window.args.get("order")
+        ordered = list(order.expressions) if order else []
+        if not ordered:
+            raise PlanningError(f"{where}: ROW_NUMBER() needs ORDER BY in its OVER clause")
+        sort = [(index(o.this, "ORDER BY"), not o.args.get("desc"),
+                 bool(o.args.get("nulls_first"))) for o in ordered]
+        uses_rn = _outer_reads(outer, remaining, rn, alias)
+        time_field = row.fields[sort[0][0]] if len(sort) == 1 else None
+        names = (alias,) if alias else ()
+        hinted = names if top_level else ()
+        input_node = source.node
+        if (start, end) == (1, 1) and time_field is not None and not uses_rn and (
+                time_field.rowtime or time_field.proctime):
+            keep_last = not sort[0][1]
+            ttls = [self._state_ttl(hinted, ctx, is_join=False)]
+            keys = ", ".join(row.names[i] for i in partition)
+            node = self.add(StreamExecDeduplicate, [input_node], unique_keys=partition,
+                            is_rowtime=time_field.rowtime, keep_last_row=keep_last,
+                            generate_update_before=True, output_type=_plain_row(row).text,
+                            # Flink's ChangelogPlanUtils.isInsertOnly (mini-batch is off)
+                            output_insert_only=not keep_last,
+                            description=f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], "
+                                        f"key=[{keys}], order=[{'ROWTIME' if time_field.rowtime else 'PROCTIME'}]"
+                                        f"{'' if keep_last else ', outputInsertOnly=[true]'})",
+                            state_ttls=ttls)
+            fields = list(node.row_type.fields)
+        else:
+            insert_only = self.modes[input_node.id] == frozenset({RowKind.INSERT})
+            out_row = _plain_row(row)
+            if uses_rn:     # named apart from a column the window reads under the same name
+                rn_name = _dedupe([*out_row.names, rn])[-1]
+                out_row = RowType(out_row.fields + (Field(rn_name, SqlType("BIGINT", (), False)),))
+            ttls = [self._state_ttl(hinted, ctx, is_join=False)]
+            order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
+                                   for i, asc, _ in sort)
+            node = self.add(
+                StreamExecRank, [input_node], rank_type="ROW_NUMBER",
+                partition=PartitionSpec(fields=partition),
+                order_by=SortSpec(fields=[SortField(index=i, is_ascending=asc,
+                                                    null_is_last=not nulls_first)
+                                          for i, asc, nulls_first in sort]),
+                rank_range=RankRange(start=start, end=end),
+                rank_strategy=RankStrategy(type=APPEND_FAST if insert_only else RETRACT),
+                output_row_number=uses_rn, generate_update_before=True,
+                output_type=out_row.text, state_ttls=ttls,
+                description=f"Rank(strategy=[{APPEND_FAST if insert_only else RETRACT}], "
+                            f"rankType=[ROW_NUMBER], rankRange=[rankStart={start}, "
+                            f"rankEnd={end}], partitionBy=[{', '.join(row.names[i] for i in partition)}], "
+                            f"orderBy=[{order_text}], select=[{', '.join(out_row.names)}])")
+            fields = list(node.row_type.fields)
+        scope_fields = [ScopeField(alias, f.name, fields[i])
+                        for i, f in enumerate(source.scope_fields) if f.name not in hidden]
+        if uses_rn:
+            scope_fields.append(ScopeField(alias, rn, fields[-1]))
+        remaining_condition = exp.and_(*remaining) if len(remaining) > 1 else (
+            remaining[0] if remaining else None)
+        return Relation(node, scope_fields, names), remaining_condition
+
+
+def _outer_reads(outer: exp.Select, remaining: list[exp.Expression], rn: str,
+                 alias: str) -> bool:
+    """Whether the outer query reads the ROW_NUMBER column `rn`: by name, or through a `*`
+    (or `alias.*`), which expands to every column of the subquery, `rn` included."""
+    for item in outer.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(
+                item.this, exp.Star) and item.table in ("", alias)):
+            return True
+    return any(isinstance(c, exp.Column) and c.name == rn and c.table in ("", alias)
+               for e in list(outer.expressions) + remaining for c in e.find_all(exp.Column))
+
+
+def _window_reads_from_scope(window: exp.Window, select: exp.Select
+                             ) -> tuple[exp.Window, set[str]]:
+    """PARTITION BY and ORDER BY of a ROW_NUMBER() read the FROM clause's columns, as in
+    Flink, not only the SELECT list's: a column they read that the list does not output is
+    added to `select` under a hidden name (dropped again after the rank), and the window is
+    rewritten to read it there. Returns the window and the hidden names."""
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in select.expressions):
+        return window, set()
+    outputs = {e.alias_or_name for e in select.expressions}
+    window, hidden = window.copy(), {}
+    order = window.args.get("order")
+    reads = list(window.args.get("partition_by") or []) + (
+        [o.this for o in order.expressions] if order else [])
+    for column in reads:
+        if not plain_column(column) or column.name in outputs:
+            continue
+        key = (column.table, column.name)
+        if key not in hidden:
+            hidden[key] = _dedupe([*outputs, *hidden.values(), f"{column.name}$over"])[-1]
+            select.set("expressions", [*select.expressions,
+                                       exp.alias_(column.copy(), hidden[key], quoted=True)])
+        column.replace(exp.column(exp.to_identifier(hidden[key], quoted=True)))
+    return window, set(hidden.values())
+
+
+def _plain_row(row: RowType) -> RowType:
+    """The same fields without time attributes: they do not survive a stateful operator."""
+    return RowType(tuple(Field(f.name, f.type) for f in row.fields))
+
+
+def _rank_range(conjuncts: list[exp.Expression], rn: str,
+                where: str) -> tuple[int, Optional[int], list[exp.Expression]]:
+    """Flink's constant rank range from `rn = n`, `rn <= n`, `rn < n`, `rn >= n`, `rn > n`,
+    `rn BETWEEN a AND b` (either orientation); the other conjuncts stay a filter."""
+    start, end, rest = 1, None, []
+
+    def is_rn(node: exp.Expression) -> bool:
+        return isinstance(node, exp.Column) and node.name == rn
+
+    def number(node: exp.Expression) -> Optional[int]:
+        if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+            return int(node.this)
+        return None
+
+    flip = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.EQ: exp.EQ}
+    for conjunct in conjuncts:
+        if isinstance(conjunct, exp.Between) and is_rn(conjunct.this):
+            low, high = number(conjunct.args["low"]), number(conjunct.args["high"])
+            if low is None or high is None:
+                raise PlanningError(f"{where}: the bounds of '{rn}' must be integer literals")
+            start, end = max(start, low), high if end is None else min(end, high)
+            continue
+        op = type(conjunct)
+        if op in flip and (is_rn(conjunct.this) or is_rn(conjunct.expression)):
+            value = number(conjunct.expression if is_rn(conjunct.this) else conjunct.this)
+            if value is None:
+                raise PlanningError(f"{where}: '{rn}' must be compared with an integer literal")
+            op = op if is_rn(conjunct.this) else flip[op]
+            if op in (exp.EQ, exp.LTE, exp.LT):
+                limit = value if op is not exp.LT else value - 1
+                end = limit if end is None else min(end, limit)
+            if op in (exp.EQ, exp.GTE, exp.GT):
+                start = max(start, value if op is not exp.GT else value + 1)
+            continue
+        rest.append(conjunct)
+    if end is not None and end < start:
+        raise PlanningError(f"{where}: the condition on '{rn}' selects no rank ({start} to {end})")
+    return start, end, rest

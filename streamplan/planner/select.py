@@ -1,0 +1,199 @@
+"""The query-block rule: one SELECT planned from FROM (tables, subqueries, CTEs and joins,
+with WHERE conjuncts over both sides of an inner join pushed into it, as Flink's
+FlinkFilterJoinRule does), then WHERE and the projection as a calc, cast implicitly to the
+sink's column types at the top. GROUP BY and ROW_NUMBER blocks are handed to the aggregate
+and rank rules; clauses the planner cannot plan are rejected here by name.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+
+from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes.calc import StreamExecCalc
+from ..sql.ast import Position
+from ..types import NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType, quote_identifier
+from .common import QueryContext, Relation, _calc_description, _conjuncts, _dedupe
+from .joins import _joins_both
+from .scope import Scope, ScopeField, plain_column
+
+
+# Clauses the planner cannot plan, with the exec node they would need.
+_UNSUPPORTED_CLAUSES = {
+    "order": "ORDER BY (needs stream-exec-rank / sort)",
+    "limit": "LIMIT (needs stream-exec-limit)",
+    "distinct": "SELECT DISTINCT (needs stream-exec-group-aggregate)",
+    "qualify": "QUALIFY (needs stream-exec-rank)",
+    "laterals": "LATERAL VIEW",
+    "windows": "WINDOW clause (needs stream-exec-over-aggregate)",
+}
+
+
+class SelectRules:
+    """Query blocks, projections and FROM; a mixin of PlanBuilder (builder.py)."""
+
+    def _plan_select(self, select: exp.Expression, ctx: QueryContext,
+                     sink_row: Optional[RowType] = None, top_level: bool = False) -> Relation:
+        """One query block: FROM (tables, subqueries, CTEs, joins), then WHERE and the
+        projection, or WHERE, GROUP BY, aggregates, HAVING and the projection."""
+        if not isinstance(select, exp.Select):
+            kind = type(select).__name__.upper()
+            raise UnsupportedSqlError(f"{kind} query (only SELECT)", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        _reject_unsupported(select, ctx.position)
+        outer_ctes = ctx.ctes
+        if select.args.get("with_"):
+            ctx.ctes = {**ctx.ctes, **{cte.alias: cte.this for cte in select.args["with_"].expressions}}
+        try:
+            where_clause = select.args.get("where")
+            condition = where_clause.this if where_clause else None
+            ranked = self._ranked_source(select, ctx)
+            if ranked is not None:
+                relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
+            else:
+                relation, condition = self._plan_from(select, condition, ctx, top_level)
+            if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
+                return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
+            return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
+        finally:
+            ctx.ctes = outer_ctes
+
+    def _plan_projection(self, items: list[exp.Expression], relation: Relation,
+                         condition: Optional[exp.Expression], ctx: QueryContext,
+                         sink_row: Optional[RowType]) -> Relation:
+        """A calc of `items` filtered by `condition` (none when it is the identity); with a
+        sink row, the columns are cast implicitly to the sink's types."""
+        where = ctx.where
+        scope = Scope(relation.scope_fields, where)
+        input_row = relation.node.row_type
+        projection, names = self._projection(items, scope, input_row, where)
+        condition_sql = (self._sql(scope.rewrite(condition), input_row, where)
+                         if condition is not None else None)
+        if sink_row is not None and len(projection) != len(sink_row.fields):
+            raise PlanningError(
+                f"{where}: column count of the query ({len(projection)}) and of sink "
+                f"'{ctx.insert.target}' ({len(sink_row.fields)}: {', '.join(sink_row.names)}) differ")
+        if condition_sql is not None:
+            self.types.check_condition(input_row, condition_sql, where)
+        if sink_row is not None:
+            result_types = self.types.resolve(input_row, projection, None, where)
+            projection = [_cast_for_sink(expr, got, target, where)
+                          for expr, got, target in zip(projection, result_types, sink_row.fields)]
+        node = relation.node
+        identity = projection == [quote_identifier(n) for n in input_row.names] and condition_sql is None
+        if not identity:
+            types = self.types.resolve(input_row, projection, None, where)
+            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition_sql,
+                            output_type=RowType(tuple(map(Field, names, types))).text,
+                            description=_calc_description(projection, names, condition_sql))
+            fields = node.row_type.fields
+        else:
+            fields = input_row.fields
+        return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
+
+    def _projection(self, items: list[exp.Expression], scope: Scope, input_row: RowType,
+                    where: str) -> tuple[list[str], list[str]]:
+        projection, names = [], []
+        for index, item in enumerate(items):
+            target = item.this if isinstance(item, exp.Alias) else item
+            if isinstance(target, exp.Star) or (isinstance(target, exp.Column)
+                                                and isinstance(target.this, exp.Star)):
+                qualifier = target.table if isinstance(target, exp.Column) else None
+                for f in scope.star(qualifier or None):
+                    projection.append(quote_identifier(f.name))
+                    names.append(f.name)
+                continue
+            if any(isinstance(node, exp.Window) for node in target.walk()):
+                raise UnsupportedSqlError("OVER window (needs stream-exec-over-aggregate)")
+            projection.append(self._sql(scope.rewrite(target), input_row, where))
+            if isinstance(item, exp.Alias):
+                names.append(item.alias)
+            elif plain_column(target):
+                names.append(target.name)
+            else:
+                names.append(f"EXPR${index}")
+        return projection, _dedupe(names)
+
+    # --- FROM: tables, subqueries, CTEs, joins ------------------------------------------------
+    def _plan_from(self, select: exp.Select, condition: Optional[exp.Expression],
+                   ctx: QueryContext, top_level: bool) -> tuple[Relation, Optional[exp.Expression]]:
+        """The FROM relation, and what is left of the WHERE `condition`: as Flink's
+        FlinkFilterJoinRule does, a WHERE conjunct over both sides of an inner join (or a
+        comma join) joins them, so time bounds written in WHERE make an interval join."""
+        source = select.args.get("from_") or select.args.get("from")
+        if source is None:
+            raise UnsupportedSqlError("SELECT without FROM", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        relation = self._relation(source.this, ctx)
+        conjuncts = _conjuncts(condition) if condition is not None else []
+        for join in select.args.get("joins") or []:
+            right = self._relation(join.this, ctx)
+            pushed = []
+            if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
+                    and not join.args.get("using") and not join.method:
+                pushed = [c for c in conjuncts if _joins_both(c, relation, right)]
+                conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
+                if pushed and (join.kind or "").upper() == "CROSS":
+                    join = join.copy()         # a cross (or comma) join filtered in WHERE
+                    join.set("kind", None)     # is an inner join, as in Flink
+            relation = self._join(relation, right, join, ctx, top_level, pushed)
+        return relation, (exp.and_(*conjuncts) if conjuncts else None)
+
+    def _relation(self, item: exp.Expression, ctx: QueryContext) -> Relation:
+        where = ctx.where
+        if isinstance(item, exp.Subquery):
+            relation = self._plan_select(item.this, ctx)
+            alias = item.alias or ""
+            return Relation(relation.node, [ScopeField(alias, f.name, f.field)
+                                            for f in relation.scope_fields], (alias,) if alias else ())
+        if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
+            raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries and "
+                                      f"CTEs are supported)")
+        alias = item.alias or item.name
+        names = tuple(dict.fromkeys((alias, item.name)))
+        if item.name in ctx.ctes:
+            relation = self._plan_select(ctx.ctes[item.name], ctx)
+            return Relation(relation.node, [ScopeField(alias, f.name, f.field)
+                                            for f in relation.scope_fields], names)
+        table = self._table(item.name, where, role="source")
+        node = self._scan(table)
+        return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields], names)
+
+
+def _reject_unsupported(select: exp.Select, position: Position) -> None:
+    for key, construct in _UNSUPPORTED_CLAUSES.items():
+        if select.args.get(key):
+            raise UnsupportedSqlError(construct, position.line, position.column, position.source)
+    for node in select.walk():
+        in_from = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
+        nested = isinstance(node, exp.Select) and node is not select and not isinstance(
+            node.parent, (exp.Subquery, exp.CTE))
+        if (isinstance(node, exp.Subquery) and not in_from) or nested:
+            raise UnsupportedSqlError("subquery in an expression (only in FROM and WITH)",
+                                      position.line, position.column, position.source)
+
+
+def _has_aggregates(select: exp.Select) -> bool:
+    return any(isinstance(node, exp.AggFunc) for item in select.expressions for node in item.walk())
+
+
+def _widens(got: SqlType, want: SqlType) -> bool:
+    if got.name == want.name == "DECIMAL":
+        (p1, s1), (p2, s2) = got.params, want.params
+        return s2 >= s1 and p2 - s2 >= p1 - s1
+    return (got.name in NUMERIC_TYPES and want.name in NUMERIC_TYPES
+            and NUMERIC_TYPES.index(got.name) < NUMERIC_TYPES.index(want.name))
+
+
+def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
+    """Implicit casts Flink allows on INSERT: numeric widening, string lengths, timestamps."""
+    want = target.type
+    if (got.name, got.params) == (want.name, want.params) or \
+            (got.name in STRING_TYPES and want.name in STRING_TYPES) or \
+            (got.is_timestamp and want.is_timestamp):
+        return expr
+    if _widens(got, want):
+        return f"CAST({expr} AS {want.to_spark().simpleString().upper()})"
+    raise PlanningError(f"{where}: query column {expr} of type {got.text} cannot be written to "
+                        f"sink column '{target.name}' of type {want.text}; add an explicit CAST")

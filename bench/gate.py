@@ -106,7 +106,7 @@ def measure(workers: int, node: Optional[str], limit: Optional[int]) -> dict:
     from harness.audit import audit_checks
     from harness.discovery import discover_programs, select_programs
     from harness.fixtures import DEFAULT_SNAPSHOTS, scan_snapshots
-    from harness.migration import migration_case
+    from harness.migration_gate import migration_case
     from harness.restore import restore_fixture, restore_migrated
     from harness.run_ahead import RunAhead
     from harness.runner import compile_program, run_semantic

@@ -2,7 +2,7 @@
 
 - annotations:          the registry's rules (streamplan.nodes.metadata.annotation_problems):
                         unique versions >= 1, consumed options exist, min versions parse and
-                        are not above the engine version, not both registered and unsupported;
+                        are not above the engine version;
 - consumed-options:     some program sets each consumed option to a non-default value;
 - restore-completeness: every registered node version has a program and a fixture, every
                         program a fixture for its node's latest version, every fixture a
@@ -26,7 +26,7 @@ from streamplan.testing import (REGISTRY, Configuration, Registry, StreamPlanErr
 from .discovery import node_of, short_name
 from .errors import AuditFailure, Finding, HarnessError
 from .fixtures import Fixture, read_manifest, scan_snapshots
-from .migration import migrate_fixture_plan, migration_case
+from .migration_gate import migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import compile_program
 from .spark_releases import tracked_releases

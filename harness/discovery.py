@@ -60,9 +60,14 @@ def check_runnable(program: TableTestProgram) -> None:
 
 def discover_programs(package: str = "programs", registry: Registry = REGISTRY) -> list[TableTestProgram]:
     """Every program of every module in `package`, checked: ids unique, each program in the
-    module of its node, every step runnable."""
+    module of its node, every step runnable. A package that lists its programs itself (a
+    package-level PROGRAMS, as tests/gate_programs picks each node's TINY) is taken as it is."""
     root = importlib.import_module(package)
     programs: list[TableTestProgram] = []
+    if hasattr(root, "PROGRAMS"):
+        programs.extend(root.PROGRAMS)
+        check_programs(programs)
+        return programs
     for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -80,6 +85,15 @@ def discover_programs(package: str = "programs", registry: Registry = REGISTRY) 
         programs.extend(found)
     check_programs(programs)
     return programs
+
+
+def tiny_programs(package: str = "programs") -> list[TableTestProgram]:
+    """Each node module's TINY program: the smallest program that crosses a restore, which
+    the harness's own tests run as a whole gate in seconds."""
+    root = importlib.import_module(package)
+    modules = sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name)
+    return [importlib.import_module(f"{package}.{info.name}").TINY for info in modules
+            if not info.name.startswith("_")]
 
 
 def check_programs(programs: Iterable[TableTestProgram]) -> None:

@@ -15,7 +15,7 @@ from typing import Optional
 
 from streamplan.testing import REGISTRY, Registry, load_plan, running_spark_version
 
-from .checkpoint import make_portable
+from .portable_checkpoint import make_portable
 from .discovery import node_of, short_name
 from .errors import FixtureError, FrozenFixtureError, ProgramError
 from .fixtures import (RELEASE_PREFIX, Fixture, Manifest, encode_rows, fixture_for, json_text, read_manifest,

@@ -7,7 +7,7 @@ state data sources (`state-metadata` and `statestore`), plus the plan's nodes.
 
 A target is a fixture directory, a fixture id (resolved under a snapshots root) or a raw
 checkpoint directory (`streamplan.json` and `sink-<id>/` query directories). The checkpoint is
-always read from a temp copy made by `harness.checkpoint.materialize` (a fixture's checkpoint
+always read from a temp copy made by `harness.portable_checkpoint.materialize` (a fixture's checkpoint
 is portable: its state metadata holds a placeholder instead of an absolute path), so nothing
 is ever written into `snapshots/` or into the checkpoint inspected.
 
@@ -37,7 +37,7 @@ from rich.text import Text
 
 from streamplan.testing import last_log_entry, load_plan
 
-from .checkpoint import materialize
+from .portable_checkpoint import materialize
 from .errors import FixtureError
 from .fixtures import DEFAULT_SNAPSHOTS, Fixture, fixture_for
 

@@ -10,10 +10,10 @@ from typing import Optional
 from streamplan.testing import (REGISTRY, check_spark_release, CompiledPlan, Registry, RunResult, StreamPlanError,
                                 load_plan)
 
-from .checkpoint import materialize
+from .portable_checkpoint import materialize
 from .errors import FixtureError
 from .fixtures import MANIFEST, Fixture, Manifest, decode_rows, read_manifest, verify_fixture
-from .migration import check_refusals, migrate_fixture_plan, migration_case
+from .migration_gate import check_refusals, migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import check_outputs, program_environment, retry_worker_start, run_phases
 from .version_rules import admission_problems
@@ -34,7 +34,7 @@ def restore_fixture(fixture: Fixture, programs: list[TableTestProgram],
 
 def restore_migrated(fixture: Fixture, programs: list[TableTestProgram],
                      registry: Registry = REGISTRY, spark=None) -> Optional[RunResult]:
-    """The gate's migration check of a fixture of an older node version (harness.migration):
+    """The gate's migration check of a fixture of an older node version (harness.migration_gate):
     its plan migrated to today's versions restores its checkpoint, or migration is refused
     as designed (None then)."""
     case = migration_case(fixture, registry)

@@ -18,11 +18,11 @@ from streamplan.testing import (REGISTRY, CheckpointError, CompiledPlan, ExecNod
                                 describe_changes, load_plan_nodes, parse_plan_document,
                                 read_plan_text)
 
-from .checkpoint import state_variables
+from .portable_checkpoint import state_variables
 from .discovery import short_name
 from .errors import Finding, FixtureError
 from .fixtures import Fixture, Manifest
-from .migration import MigrationCase, migrate_fixture_plan, migration_case
+from .migration_gate import MigrationCase, migrate_fixture_plan, migration_case
 from .plan_shape import describe, shape_changes
 
 CHECK = "version-rules"

@@ -1,6 +1,25 @@
 """Programs for stream-exec-calc: projections and filters evaluated by Spark; row kinds pass through."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+def calc_program(after_expected: str = "+I[2, B]", before_expected: str = "+I[1, A]",
+                 before_value: str = "a") -> TableTestProgram:
+    return (TableTestProgram.of("calc-tiny", "upper-cases one column")
+            .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
+                                .producing_before_restore([1, before_value])
+                                .producing_after_restore([2, "b"]).build())
+            .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "v STRING")
+                              .consuming_before_restore(before_expected)
+                              .consuming_after_restore(after_expected).build())
+            .run_sql("INSERT INTO Out SELECT id, UPPER(v) FROM T")
+            .build())
+
+
+CALC_PROGRAM = calc_program()
+
+TINY = CALC_PROGRAM
+
 CALC_PROJECTION_FILTER = (
     TableTestProgram.of("calc-projection-filter",
                         "projection with CAST, CASE and Spark built-ins, and a filter")

@@ -8,6 +8,24 @@ from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# An upsert source: the row kept before the restore is retracted (-U) by an update after it.
+TINY = (
+    TableTestProgram.of("changelog-normalize-tiny", "a row kept before the restore is retracted "
+                        "by an update after it")
+    .setup_table_source(SourceTestStep.new_builder("A")
+                        .add_schema("id INT", "v INT", "PRIMARY KEY (id) NOT ENFORCED")
+                        .add_option("changelog-mode", "I,UA,D")
+                        .producing_before_restore([1, 10])
+                        .producing_after_restore({"kind": "+U", "values": [1, 20]}).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("id INT", "v INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 10]")
+                      .consuming_after_restore("-U[1, 10]", "+U[1, 20]").build())
+    .run_sql("INSERT INTO S SELECT * FROM A")
+    .build())
+
 ACCOUNTS = ("id INT", "balance INT", "PRIMARY KEY (id) NOT ENFORCED")
 
 

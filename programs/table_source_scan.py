@@ -1,6 +1,20 @@
 """Programs for stream-exec-table-source-scan: changelog and insert-only values sources."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# Resuming from the checkpoint's offsets: the restored run reads only the after-restore row.
+TINY = (
+    TableTestProgram.of("table-source-scan-tiny", "a restored scan continues after its offset")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
+                        .producing_before_restore([1, "a"])
+                        .producing_after_restore([2, "b"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "v STRING")
+                      .consuming_before_restore("+I[1, a]")
+                      .consuming_after_restore("+I[2, b]").build())
+    .run_sql("INSERT INTO Out SELECT * FROM T")
+    .build())
+
 TABLE_SOURCE_SCAN_CHANGELOG = (
     TableTestProgram.of("table-source-scan-changelog",
                         "a 'I,UB,UA,D' source read unchanged into a changelog sink")

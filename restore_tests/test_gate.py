@@ -1,6 +1,6 @@
 """The restore gate, as tests: every audit check, every fixture's restore (every registered
 node version x program x Spark release that wrote the checkpoint), every older-version fixture's restore through its migrated
-plan (harness.migration) and every program's semantic run.
+plan (harness.migration_gate) and every program's semantic run.
 
     pytest restore_tests                                  # the whole gate
     pytest restore_tests -k interval-join_1               # one node version's restores
@@ -16,7 +16,7 @@ from harness.audit import CHECKS, audit_checks
 from harness.discovery import discover_programs
 from harness.errors import AuditFailure, HarnessError
 from harness.fixtures import scan_snapshots
-from harness.migration import is_dropped, migration_case
+from harness.migration_gate import is_dropped, migration_case
 from harness.pytest_plugin import gate_workers, programs_package, record_run_seconds, snapshots_root
 from harness.restore import restore_fixture, restore_migrated
 from harness.run_ahead import RunAhead

@@ -106,6 +106,18 @@ def explain(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False)):
         _fail(err)
 
 
+@app.command()
+def nodes(write_docs: bool = typer.Option(False, "--write-docs",
+                                          help="rewrite the catalog in docs/streamplan.md")):
+    """The exec nodes this engine runs: versions and state (docs/streamplan.md's catalog)."""
+    from .catalog import DOCS, node_table, write_docs as write
+
+    if write_docs:
+        console.print(f"{'updated' if write() else 'unchanged'}: {DOCS}")
+    else:
+        typer.echo(node_table(), nl=False)
+
+
 def _print_run(result) -> None:
     for name, sink in result.sinks.items():
         console.print(f"[bold]{name}[/]: {len(sink.rows)} changelog row(s)")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from gate_programs.calc import CALC_PROGRAM, calc_program  # noqa: F401 (re-exported)
-from gate_programs.interval_join import JOIN_PROGRAM  # noqa: F401 (re-exported)
+from programs.calc import CALC_PROGRAM, calc_program  # noqa: F401 (re-exported)
+from programs.interval_join import JOIN_PROGRAM  # noqa: F401 (re-exported)
 from harness.discovery import discover_programs
 from streamplan.nodes import NODE_CLASSES
 from streamplan.nodes.calc import StreamExecCalc
@@ -17,7 +17,7 @@ from streamplan.nodes.metadata import Registry, exec_node
 from streamplan.options import INTERVAL_JOIN_MIN_CLEANUP_INTERVAL, STATE_TTL
 
 
-GATE_PROGRAMS = "gate_programs"      # tests/gate_programs: one tiny program per exec node
+GATE_PROGRAMS = "gate_programs"      # tests/gate_programs: each node's TINY program
 PROGRAMS = discover_programs(GATE_PROGRAMS)
 
 

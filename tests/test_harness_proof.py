@@ -19,7 +19,7 @@ from harness.gate import run_gate
 from harness.generate import generate_fixture
 from harness.restore import restore_fixture, restore_migrated
 from harness.runner import run_semantic
-from gate_programs.join import JOIN_TINY
+from programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
                              JoinBumpedWithoutMigration, JoinWithVersion1AndItsMigrationDropped,
                              JoinWithVersion1Dropped,
@@ -499,8 +499,9 @@ def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots
     (package / "__init__.py").write_text("")
     for module in ("group_aggregate", "interval_join", "join", "sink", "table_source_scan",
                    "watermark_assigner"):
-        (package / f"{module}.py").write_text(f"from gate_programs.{module} import PROGRAMS\n")
-    (package / "calc.py").write_text("from gate_programs.calc import calc_program\n"
+        (package / f"{module}.py").write_text(f"from programs.{module} import TINY\n"
+                                              f"PROGRAMS = [TINY]\n")
+    (package / "calc.py").write_text("from programs.calc import calc_program\n"
                                      "PROGRAMS = [calc_program(after_expected='+I[2, b]')]\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     junit = tmp_path / "gate.xml"

@@ -10,7 +10,7 @@ from typing import Optional
 import pytest
 from pydantic import BaseModel
 
-from harness.checkpoint import PLACEHOLDER, make_portable, materialize, state_variables
+from harness.portable_checkpoint import PLACEHOLDER, make_portable, materialize, state_variables
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from harness.compare import materialized_view, rows_diff
 from harness.runner import check_outputs

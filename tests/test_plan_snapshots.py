@@ -25,8 +25,10 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from harness.discovery import discover_programs
 from harness.runner import compile_program
 from streamplan.api import explain_plan
+from streamplan.version import ENGINE_VERSION
 
 PROGRAMS = discover_programs()
+ENGINE_PLACEHOLDER = "<the engine's version>"
 SNAPSHOT_DIR = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
 
 
@@ -50,6 +52,10 @@ def test_compiled_plan(program, spark, snapshot):
     # OrderedDict keeps the plan's own key order (the JSON extension sorts plain dicts), so the
     # snapshot reads like the plan file itself.
     document = json.loads(plan.to_json_text(), object_pairs_hook=OrderedDict)
+    # The engine's version is checked here, not kept in every snapshot: a release bumps it
+    # without rewriting every golden plan.
+    assert document["engineVersion"] == ENGINE_VERSION
+    document["engineVersion"] = ENGINE_PLACEHOLDER
     assert document == snapshot.use_extension(JSONSnapshotExtension)
     assert explain_plan(plan) == snapshot.use_extension(ExplainTextExtension)
 

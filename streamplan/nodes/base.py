@@ -1,7 +1,9 @@
 """The exec-node base: plan JSON shape shared by all nodes, and the translation contract."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -154,6 +156,7 @@ class ExecNode(PlanModel):
 
     # --- planning traits (Flink's metadata queries, answered by the node) -------------------
     STATE_NAMES: ClassVar[tuple[str, ...]] = ()   # FLIP-292 state entries, one per input
+    STATE_DOC: ClassVar[str] = ""                  # what the state holds (docs' node catalog)
 
     @classmethod
     def default_state(cls, version: int, ttls_ms: list[int],
@@ -184,6 +187,12 @@ class ExecNode(PlanModel):
         return {}
 
     # --- runtime contract --------------------------------------------------------------
+    RUNTIME: ClassVar[str] = ""           # the module of streamplan/runtime/ that runs it
+
+    def runtime(self) -> ModuleType:
+        """The runtime module that runs this node (imported when needed: it loads Spark)."""
+        return importlib.import_module(f"streamplan.runtime.{self.RUNTIME}")
+
     def translate(self, ctx: "TranslateContext", inputs: list["DataFrame"]) -> "DataFrame":
         raise NotImplementedError(f"{type(self).__name__} cannot be translated")
 

@@ -13,6 +13,8 @@ from .metadata import exec_node
 @exec_node(name="stream-exec-changelog-normalize", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecChangelogNormalize(KeyedNode):
+    STATE_DOC = ("the last row per primary key; TTL from `state`")
+    RUNTIME = "changelog_normalize"
     STATE_NAMES = ("changelogNormalizeState",)
     unique_keys: list[FieldIndex]
     generate_update_before: bool
@@ -32,13 +34,6 @@ class StreamExecChangelogNormalize(KeyedNode):
     def key_indexes(self):
         return self.unique_keys
 
-    def runtime(self):
-        from ..runtime import changelog_normalize
-
-        return changelog_normalize
-
     def runtime_params(self, input_row):
-        from ..runtime.changelog_normalize import ChangelogNormalizeParams
-
-        return ChangelogNormalizeParams(generate_update_before=self.generate_update_before,
+        return self.runtime().ChangelogNormalizeParams(generate_update_before=self.generate_update_before,
                                         ttl_ms=self.state_ttl_ms())

@@ -21,6 +21,11 @@ from .metadata import exec_node
 @exec_node(name="stream-exec-deduplicate", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecDeduplicate(KeyedNode):
+    STATE_DOC = ("per key the kept row (or a flag for processing-time keep-first); TTL from `state`. "
+                 "Event-time keep-first with `outputInsertOnly`: the row waiting for its timer and when "
+                 "the key was emitted (Spark has no TTL with event-time timers: the emitted mark expires "
+                 "when read)")
+    RUNTIME = "deduplicate"
     STATE_NAMES = ("deduplicateState",)
     unique_keys: list[FieldIndex]             # the partition key
     is_rowtime: bool
@@ -60,15 +65,8 @@ class StreamExecDeduplicate(KeyedNode):
     def key_indexes(self):
         return self.unique_keys
 
-    def runtime(self):
-        from ..runtime import deduplicate
-
-        return deduplicate
-
     def runtime_params(self, input_row):
-        from ..runtime.deduplicate import DeduplicateParams
-
-        return DeduplicateParams(keep_last_row=self.keep_last_row,
+        return self.runtime().DeduplicateParams(keep_last_row=self.keep_last_row,
                                  rowtime_index=self.rowtime_index(input_row),
                                  generate_update_before=self.generate_update_before,
                                  emit_on_timer=self.emits_on_timer,

@@ -38,6 +38,9 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
+    STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX/COUNT "
+                 "DISTINCT every value with its count); TTL from `state`")
+    RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
@@ -76,11 +79,6 @@ class StreamExecGroupAggregate(KeyedNode):
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):
         return self.grouping
-
-    def runtime(self):
-        from ..runtime import group_aggregate
-
-        return group_aggregate
 
     def runtime_params(self, input_row):
         from ..runtime.group_aggregate import AggCall, GroupAggParams

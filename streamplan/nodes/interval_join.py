@@ -47,6 +47,9 @@ class IntervalJoinSpec(PlanModel):
 @exec_node(name="stream-exec-interval-join", version=1, min_plan_version="0.1",
            min_state_version="0.1", consumed_options=(INTERVAL_JOIN_MIN_CLEANUP_INTERVAL.key,))
 class StreamExecIntervalJoin(ExecNode):
+    STATE_DOC = ("version 1: per join key a row cache per side, early-fired markers, cleanup timers; "
+                 "version 2 (new plans): per bucket of join keys one value holding every key's rows with "
+                 "their flags and one timer (see [fixtures.md](fixtures.md))")
     arity = 2
     interval_join_spec: IntervalJoinSpec
     # FLIP-497, additive and omitted when the hint is absent: old plans load unchanged.

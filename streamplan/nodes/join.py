@@ -26,6 +26,10 @@ LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
            consumed_options=(STATE_TTL.key,))
 @exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
 class StreamExecJoin(ExecNode):
+    STATE_DOC = ("per side, as the input's uniqueness allows (Flink's `JoinRecordStateView`): one row "
+                 "per join key, rows by unique key, or rows with their multiplicity; outer sides also "
+                 "count each row's matches. TTL: version 1 from `table.exec.state.ttl`, version 2 from "
+                 "`state`")
     arity = 2
     STATE_NAMES = (LEFT_STATE, RIGHT_STATE)
     join_spec: JoinSpec

@@ -2,9 +2,10 @@
 transformWithState processor (a constant key when there are none).
 
 `KeyedNode` is their base. A node says which input columns key its state
-(`key_indexes`), which runtime module runs it (`runtime`: a module with
-`state_layout(params, row_ddl)` and `processor_class(params)`) and builds that module's
-parameters (`runtime_params`); the layout, the processor and the translation follow.
+(`key_indexes`), which runtime module runs it (`RUNTIME`: a module of streamplan/runtime/
+with `state_layout(params, row_ddl)` and `processor_class(params)`) and builds that
+module's parameters (`runtime_params`); the layout, the processor and the translation
+follow.
 """
 from __future__ import annotations
 
@@ -61,10 +62,6 @@ class KeyedNode(ExecNode):
     """A one-input node whose state is keyed by some of its input's columns."""
 
     def key_indexes(self) -> list[int]:
-        raise NotImplementedError
-
-    def runtime(self) -> ModuleType:
-        """The runtime module that runs this node (imported when needed: it loads Spark)."""
         raise NotImplementedError
 
     def runtime_params(self, input_row: RowType) -> Any:

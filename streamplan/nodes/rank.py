@@ -49,6 +49,10 @@ class RankStrategy(PlanModel):
 
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
 class StreamExecRank(KeyedNode):
+    STATE_DOC = ("per partition key, by Flink's Top-N function: the top row (FastTop1Function), the TopN "
+                 "buffer (AppendOnlyTopNFunction) or every row with its sort key's count "
+                 "(RetractableTopNFunction); TTL from `state`")
+    RUNTIME = "rank"
     STATE_NAMES = ("rankState",)
     rank_type: Literal["ROW_NUMBER"]
     partition: PartitionSpec
@@ -96,15 +100,8 @@ class StreamExecRank(KeyedNode):
     def key_indexes(self):
         return self.partition.fields
 
-    def runtime(self):
-        from ..runtime import rank
-
-        return rank
-
     def runtime_params(self, input_row):
-        from ..runtime.rank import RankParams
-
-        return RankParams(
+        return self.runtime().RankParams(
             sort_key=tuple((f.index, f.is_ascending, not f.null_is_last)
                            for f in self.order_by.fields),
             rank_start=self.rank_range.start, rank_end=self.rank_range.end,

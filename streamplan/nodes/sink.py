@@ -22,6 +22,9 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
 @exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
+    STATE_DOC = ("none, unless it materializes upserts (SinkUpsertMaterializer): per primary key the "
+                 "rows added and not retracted; TTL from `state`")
+    RUNTIME = "upsert_materializer"
     STATE_NAMES = ("sinkMaterializeState",)     # only when the sink materializes
     table: TableSpec
     input_changelog_mode: list[RowKindName]
@@ -57,15 +60,8 @@ class StreamExecSink(ExecNode):
         return self.runtime().state_layout(self.runtime_params(self.row_type),
                                            struct_ddl(self.row_type))
 
-    def runtime(self):
-        from ..runtime import upsert_materializer
-
-        return upsert_materializer
-
     def runtime_params(self, input_row):
-        from ..runtime.upsert_materializer import UpsertMaterializerParams
-
-        return UpsertMaterializerParams(
+        return self.runtime().UpsertMaterializerParams(
             ttl_ms=self.state_ttl_ms(),
             upsert_key=tuple(self.input_upsert_key) if self.input_upsert_key else None)
 

@@ -79,8 +79,7 @@ def state_layout(params: ChangelogNormalizeParams, row_ddl: str) -> dict[str, di
                               "ttl": "processing-time"}}
 
 class ChangelogNormalizeProcessor(KeyedValueProcessor):
-    def make_core(self) -> ChangelogNormalizeCore:
-        return ChangelogNormalizeCore(self.params)
+    CORE = ChangelogNormalizeCore
 
     def decode(self, stored):
         return plain(stored[0]) if stored is not None else None

@@ -271,8 +271,7 @@ class KeepFirstOnTimerProcessor(Processor):
 
 
 class DeduplicateProcessor(KeyedValueProcessor):
-    def make_core(self) -> DeduplicateCore:
-        return DeduplicateCore(self.params)
+    CORE = DeduplicateCore
 
     def decode(self, stored):
         if stored is None:

@@ -203,8 +203,7 @@ class GroupAggProcessor(KeyedValueProcessor):
     """Flink's GroupAggFunction writes the accumulators after every row of a key that still
     has rows, and clears them when its row count falls to zero."""
 
-    def make_core(self) -> GroupAggCore:
-        return GroupAggCore(self.params)
+    CORE = GroupAggCore
 
     def decode(self, stored):
         return _decode(stored, self.params.calls) if stored is not None else None

@@ -9,11 +9,12 @@ writes. Processors are module-level classes, so Spark pickles them by reference.
 key (changelog normalize, deduplicate, group aggregate, rank, sink upsert materializer):
 read the key's value once per batch, run the node's core row by row in arrival order, write
 the value once when Flink's operator would have written it (which refreshes its TTL), emit.
-A node supplies the core and four hooks: `decode`, `step`, `written`, `encode`.
+A node supplies the core and four hooks: `decode`, `step`, `written`, `encode`;
+`KeyedStateObjectProcessor` is the variant whose core changes a state object in place.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, ClassVar, Iterator, Optional
 
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
@@ -39,6 +40,8 @@ class Processor(StatefulProcessor):
 class KeyedValueProcessor(Processor):
     """Read once, run the core per row, write once if written, emit."""
 
+    CORE: ClassVar[type]                  # the node's core, built from the parameters
+
     def init(self, handle) -> None:
         (name,) = self.layout             # the one value state
         self.state = handle.getValueState(name, self.layout[name]["value"],
@@ -47,7 +50,7 @@ class KeyedValueProcessor(Processor):
 
     # --- hooks -----------------------------------------------------------------------------
     def make_core(self) -> Any:
-        raise NotImplementedError
+        return self.CORE(self.params)
 
     def decode(self, stored: Optional[tuple]) -> Any:
         """The stored value (None: none) as the core keeps it."""
@@ -81,3 +84,15 @@ class KeyedValueProcessor(Processor):
             else:
                 self.state.update(encoded)
         return emitted(out, self.output_names)
+
+
+class KeyedStateObjectProcessor(KeyedValueProcessor):
+    """The variant whose core changes one state object in place and marks it `written`
+    when Flink would have written its state (rank, sink upsert materializer)."""
+
+    def step(self, key: tuple, state: Any, kind: RowKind, row: tuple, out: list[Output]) -> Any:
+        self.core.process(state, kind, row, out)
+        return state
+
+    def written(self, loaded: Any, state: Any) -> bool:
+        return state.written

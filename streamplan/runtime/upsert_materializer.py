@@ -31,7 +31,7 @@ from typing import Optional
 
 from ..changelog import RowKind
 from .batch_rows import Output, plain
-from .processor import KeyedValueProcessor
+from .processor import KeyedStateObjectProcessor
 from .state_ttl import STATE_CLEARED_WARN_MSG
 
 LOG = logging.getLogger(__name__)
@@ -120,19 +120,11 @@ def state_layout(params: UpsertMaterializerParams, row_ddl: str) -> dict[str, di
     return {VALUES_STATE: {"kind": "value", "value": f"rows ARRAY<STRUCT<{row_ddl}>>",
                            "ttl": "processing-time"}}
 
-class UpsertMaterializerProcessor(KeyedValueProcessor):
-    def make_core(self) -> UpsertMaterializerCore:
-        return UpsertMaterializerCore(self.params)
+class UpsertMaterializerProcessor(KeyedStateObjectProcessor):
+    CORE = UpsertMaterializerCore
 
     def decode(self, stored):
         return SinkValues([plain(item) for item in (stored[0] or [])] if stored is not None else [])
-
-    def step(self, key, kept, kind, row, out):
-        self.core.process(kept, kind, row, out)
-        return kept
-
-    def written(self, loaded, kept):
-        return kept.written
 
     def encode(self, kept):
         return (list(kept.rows),) if kept.rows else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..batch_rows import plain
-from ..processor import KeyedValueProcessor
+from ..processor import KeyedStateObjectProcessor
 from .append_only import AppendOnlyTopNFunction
 from .fast_top1 import FastTop1Function
 from .retractable import RetractableTopNFunction
@@ -76,19 +76,12 @@ def encode_state(core: AbstractTopNFunction, state: RankState) -> Optional[tuple
     return (entries,) if entries else None
 
 
-class RankProcessor(KeyedValueProcessor):
+class RankProcessor(KeyedStateObjectProcessor):
     def make_core(self) -> AbstractTopNFunction:
         return top_n_function(self.params)
 
     def decode(self, stored):
         return decode_state(self.core, stored)
-
-    def step(self, key, state, kind, row, out):
-        self.core.process(state, kind, row, out)
-        return state
-
-    def written(self, loaded, state):
-        return state.written
 
     def encode(self, state):
         return encode_state(self.core, state)

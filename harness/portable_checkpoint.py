@@ -51,7 +51,7 @@ def make_portable(checkpoint: Path) -> None:
             raise FixtureError(
                 f"Spark wrote the absolute checkpoint path into {path.relative_to(checkpoint)}; a "
                 f"fixture holding it could not be restored elsewhere. Teach "
-                f"harness/checkpoint.py to rewrite that file too.")
+                f"harness/portable_checkpoint.py to rewrite that file too.")
 
 
 def materialize(fixture_checkpoint: Path, target: Path) -> Path:

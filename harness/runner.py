@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
-                                StreamPlanError, TableEnvironment,
-                                advances_event_time, phased_steps, source_scans)
+                                StreamPlanError, TableEnvironment, advances_event_time,
+                                phased_steps, source_scans, step_layout, step_times)
 
 from .compare import materialized_view, rows_diff
 from .discovery import check_runnable
@@ -72,10 +72,29 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
                            f"that the program declares no source step for")
     data = [{table: program.sources[table].feed_rows(phase, row_type)
              for table, row_type in row_types.items()} for phase in phases]
-    steps = phased_steps(data, sorted(row_types), end_of_input, advances_event_time(plan))
+    tables, event_time = sorted(row_types), advances_event_time(plan)
+    steps = phased_steps(data, tables, end_of_input, event_time)
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
-                                data=steps, processing_time_ms=TEST_CLOCK_START_MS)
+                                data=steps, processing_time_ms=TEST_CLOCK_START_MS,
+                                step_times_ms=program_step_times(program, phases, data, tables,
+                                                                 end_of_input, event_time))
+
+
+def program_step_times(program: TableTestProgram, phases: list[Phase], data: list[dict],
+                       tables: list[str], end_of_input: bool,
+                       event_time: bool) -> Optional[list[int]]:
+    """The processing time of every step when the program moves the clock
+    (`advance_processing_time`), counted from TEST_CLOCK_START_MS over both phases, so a
+    restore's steps are at the times the semantic run gives them; None when it never moves
+    (the clock stands still, as for every program before clock steps existed)."""
+    advances = [(index, at, ms) for index, phase in enumerate(phases) for table in tables
+                for at, ms in program.sources[table].clock_advances(phase)]
+    if not any(program.sources[table].clock_advances(phase)
+               for phase in ("before", "after") for table in tables):
+        return None
+    return step_times(step_layout(data, tables, end_of_input, event_time), TEST_CLOCK_START_MS,
+                      advances)
 
 
 # Spark waits a fixed 10 s for a new Python worker to connect back; on an oversubscribed

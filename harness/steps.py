@@ -11,12 +11,36 @@ from typing import Any, ClassVar, Optional, Union
 
 from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
                                 StreamPlanError, brief_repr, lookup_option,
-                                normalize_rows, option_value_problem, parse_script,
-                                surrogate_problem, table_row_type, to_python)
+                                normalize_rows, option_value_problem, parse_duration_ms,
+                                parse_script, surrogate_problem, table_row_type, to_python)
 
 from .errors import ProgramError
 
-Row = Union[list, tuple, dict]      # [v, ...] is an insert; {"kind": "-D", "values": [...]}
+@dataclass(frozen=True)
+class ClockAdvance:
+    """Among a source's rows: processing time moves on by `ms` from this table's next row on
+    (`advance_processing_time`)."""
+
+    ms: int
+    text: str
+
+
+def advance_processing_time(duration: str) -> ClockAdvance:
+    """A marker among a source's rows: from the next row of this table on, every micro-batch
+    (of every table) is stamped `duration` later, e.g. `advance_processing_time("2 d")`.
+    State TTL, PROCTIME() and the checkpoint's batch times follow it; advances of several
+    tables add up. The clock is the harness's, not the wall clock: runs stay deterministic."""
+    try:
+        ms = parse_duration_ms(duration)
+    except (ValueError, TypeError, StreamPlanError) as err:
+        raise ProgramError(f"advance_processing_time({brief_repr(duration)}): {err}") from None
+    if ms <= 0:
+        raise ProgramError(f"advance_processing_time({brief_repr(duration)}): processing time "
+                           f"only moves forward; give a positive duration such as '1 h'")
+    return ClockAdvance(ms, duration)
+
+
+Row = Union[list, tuple, dict, ClockAdvance]   # [v, ...] is an insert; {"kind": "-D", ...}
 _TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ROW_TEXT = re.compile(r"^(\+I|-U|\+U|-D)\[(.*)\]$", re.S)
 _STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
@@ -130,10 +154,23 @@ class SourceTestStep(TableTestStep):
     def new_builder(name: str) -> "SourceTestStepBuilder":
         return SourceTestStepBuilder(name)
 
+    def _phase(self, phase: str) -> tuple[Row, ...]:
+        return self.rows_before if phase == "before" else self.rows_after
+
+    def clock_advances(self, phase: str) -> list[tuple[int, int]]:
+        """(index of the row from which on, milliseconds) of each processing-time advance."""
+        advances, index = [], 0
+        for row in self._phase(phase):
+            if isinstance(row, ClockAdvance):
+                advances.append((index, row.ms))
+            else:
+                index += 1
+        return advances
+
     def feed_rows(self, phase: str, row_type: Optional[RowType] = None) -> list[FeedRow]:
         """Typed rows of one phase ('before' or 'after'), checked against `row_type` (the
         scan's type in the plan being run; the declared schema by default)."""
-        rows = self.rows_before if phase == "before" else self.rows_after
+        rows = tuple(row for row in self._phase(phase) if not isinstance(row, ClockAdvance))
         row_type = row_type or self.row_type
         where = f"table '{self.name}', rows {phase} restore"
         _check_rows(rows, row_type, where)
@@ -300,8 +337,9 @@ class SourceTestStepBuilder(_TableStepBuilder):
     def _shaped(self, rows: tuple, earlier: list, phase: str) -> tuple:
         """Rows of the right shape; their values are checked against the schema at build()."""
         for offset, row in enumerate(rows):
-            _row_values(row, f"table '{self._name}', rows {phase} restore: row "
-                             f"{len(earlier) + offset}")
+            if not isinstance(row, ClockAdvance):
+                _row_values(row, f"table '{self._name}', rows {phase} restore: row "
+                                 f"{len(earlier) + offset}")
         return rows
 
     def build(self) -> SourceTestStep:

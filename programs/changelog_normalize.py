@@ -6,7 +6,7 @@ to the kept one changes nothing. The keys' rows are kept across the restore.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -98,6 +98,18 @@ CHANGELOG_NORMALIZE_INTO_AGGREGATE = program(
     sql="INSERT INTO S SELECT CAST(COUNT(*) AS INT), CAST(SUM(balance) AS INT) FROM A",
     sink_schema=("n INT", "total INT"))
 
+# The state TTL expires across the restore (Flink's StateTtlConfig: on create and write,
+# expired state never returned): key 1 is written at t, key 2 at t + 12 h; after the
+# restore the clock is at t + 30 h, past 1's day and within 2's.
+# Key 1's update finds no kept row: it is emitted as an insert; key 2's retracts the kept one.
+CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES = program(
+    "changelog-normalize-state-ttl-expires", "a kept row expires after the restore: its key's "
+    "update becomes an insert; a younger key is updated",
+    [[1, 10], advance_processing_time("12 h"), [2, 20]],
+    [advance_processing_time("18 h"), update(1, 11), update(2, 21)],
+    (["+I[1, 10]", "+I[2, 20]"], ["+I[1, 11]", "-U[2, 20]", "+U[2, 21]"]),
+    config={"table.exec.state.ttl": "1 d"})
+
 PROGRAMS = [CHANGELOG_NORMALIZE_UPSERT, CHANGELOG_NORMALIZE_DELETE,
             CHANGELOG_NORMALIZE_DUPLICATE_UPDATES, CHANGELOG_NORMALIZE_CDC_DUPLICATES,
-            CHANGELOG_NORMALIZE_INTO_AGGREGATE]
+            CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES]

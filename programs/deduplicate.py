@@ -8,7 +8,7 @@ results do not depend on the wall clock (the processing-time column is never out
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -108,6 +108,21 @@ DEDUPLICATE_UPSERT_SINK = program(
     sink(["+I[a, 1]", "+I[b, 2]", "+U[a, 3]"], ["+U[a, 4]", "+I[c, 5]"], key=True),
     "pt DESC")
 
+# The state TTL expires across the restore (Flink's StateTtlConfig: on create and write,
+# expired state never returned): key a is written at t, key b at t + 12 h; after the
+# restore the clock is at t + 30 h, past a's day and within b's.
+# Keep last by arrival (ProcTimeDeduplicateKeepLastRowFunction): a's next row is a first
+# row again (+I); b's replaces the kept one.
+DEDUPLICATE_STATE_TTL_EXPIRES = (
+    TableTestProgram.of("deduplicate-state-ttl-expires", "a kept row expires after the restore: "
+                        "its key's next row is a first row; a younger key is updated")
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(proctime_source([["a", 1], advance_processing_time("12 h"), ["b", 2]],
+                                        [advance_processing_time("18 h"), ["a", 3], ["b", 4]]))
+    .setup_table_sink(sink(["+I[a, 1]", "+I[b, 2]"], ["+I[a, 3]", "-U[b, 2]", "+U[b, 4]"]))
+    .run_sql(DEDUP.format(order="pt DESC"))
+    .build())
+
 PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
             DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
-            DEDUPLICATE_UPSERT_SINK]
+            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE_STATE_TTL_EXPIRES]

@@ -8,7 +8,7 @@ must come back from the checkpoint.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -154,6 +154,20 @@ AGG_WITH_STATE_TTL_HINT = program(
          ["-U[a, 5]", "+U[a, 5]", "-U[a, 5]", "+U[a, 9]"]),
     "INSERT INTO S SELECT /*+ STATE_TTL('T' = '1d') */ k, MAX(v) FROM T GROUP BY k")
 
+# The state TTL expires across the restore (Flink's StateTtlConfig: on create and write,
+# expired state never returned): key a is written at t, key b at t + 12 h; after the
+# restore the clock is at t + 30 h, past a's day and within b's.
+# a starts again (+I, as after its first row); b is updated.
+GROUP_BY_STATE_TTL_EXPIRES = program(
+    "group-aggregate-state-ttl-expires", "an accumulator kept before the restore expires after "
+    "it: its key starts again; a younger one is updated",
+    [source("T", [[1, "a", 1], advance_processing_time("12 h"), [2, "b", 2]],
+            [advance_processing_time("18 h"), [3, "a", 3], [4, "b", 4]])],
+    sink("S", ("k STRING", "cnt BIGINT", "total BIGINT"), ["+I[a, 1, 1]", "+I[b, 1, 2]"],
+         ["+I[a, 1, 3]", "-U[b, 1, 2]", "+U[b, 2, 6]"]),
+    "INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k",
+    config={"table.exec.state.ttl": "1 d"})
+
 PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_HAVING,
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
-            AGG_WITH_STATE_TTL_HINT]
+            AGG_WITH_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES]

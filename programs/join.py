@@ -11,7 +11,7 @@ arrives and re-emitted when its last match goes.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -191,7 +191,17 @@ JOIN_WITH_STATE_TTL_HINT = (
              "C.name FROM O JOIN C ON O.k = C.k")
     .build())
 
+# The TTL expires across the restore (Flink's StateTtlConfig: on create and write, expired
+# state never returned): order o1 is written at t, o2 at t + 12 h; after the restore the clock
+# is at t + 30 h, past o1's day and within o2's, so only o2 finds its customer.
+JOIN_STATE_TTL_EXPIRES = program(
+    "join-state-ttl-expires", "a row kept before the restore expires after it; a younger one "
+    "still joins", "JOIN", ([], ["+I[2, o2, 2, c2]"]),
+    source("O", ORDERS, [[1, 1, "o1"], advance_processing_time("12 h"), [2, 2, "o2"]], []),
+    source("C", CUSTOMERS, [], [advance_processing_time("18 h"), [1, "c1"], [2, "c2"]]),
+    config={"table.exec.state.ttl": "1 d"})
+
 PROGRAMS = [NON_WINDOW_INNER_JOIN, LEFT_JOIN, RIGHT_JOIN, FULL_OUTER, INNER_JOIN_UPDATING_INPUT,
             LEFT_JOIN_UPDATING_INPUT, INNER_JOIN_WITH_NON_EQUI_JOIN,
             NON_WINDOW_INNER_JOIN_WITH_NULL, INNER_JOIN_WITH_PK, JOIN_WITH_STATE_TTL_OPTION,
-            JOIN_WITH_STATE_TTL_HINT]
+            JOIN_WITH_STATE_TTL_HINT, JOIN_STATE_TTL_EXPIRES]

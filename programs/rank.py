@@ -7,7 +7,7 @@ Partition a's rows arrive before the restore and keep competing after it.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -214,9 +214,27 @@ RANK_N_TEST = (
     .build())
 
 
+# The state TTL expires across the restore (Flink's StateTtlConfig: on create and write,
+# expired state never returned): key a is written at t, key b at t + 12 h; after the
+# restore the clock is at t + 30 h, past a's day and within b's.
+# Top 1 (FastTop1Function): a's kept top row is gone, so a smaller row is a's first row
+# again; b's smaller row does not beat its kept one.
+RANK_STATE_TTL_EXPIRES = (
+    TableTestProgram.of("rank-state-ttl-expires", "a top row expires after the restore: a "
+                        "smaller row takes its place; a younger top row still wins")
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(source([["a", 5, 1], advance_processing_time("12 h"), ["b", 5, 2]],
+                               [advance_processing_time("18 h"), ["a", 1, 3], ["b", 1, 4]]))
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "v INT", "id INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 5, 1]", "+I[b, 5, 2]")
+                      .consuming_after_restore("+I[a, 1, 3]").build())
+    .run_sql(RANKED.format(columns="k, v, id", condition="rn <= 1"))
+    .build())
+
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
             RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
-            RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY]
+            RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).

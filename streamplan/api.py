@@ -157,9 +157,11 @@ class TableEnvironment:
                      output: Optional[Path] = None,
                      data: Optional[dict[str, list[list[FeedRow]]]] = None,
                      end_of_input: bool = True,
-                     processing_time_ms: Optional[int] = None) -> RunResult:
+                     processing_time_ms: Optional[int] = None,
+                     step_times_ms: Optional[list[int]] = None) -> RunResult:
         """Run a plan; table data comes from `data` (steps) or each table's 'path' option.
-        `processing_time_ms` stops the clock for the run (see PlanExecutor); None: wall clock."""
+        `processing_time_ms` stops the clock for the run (see PlanExecutor); None: wall clock.
+        `step_times_ms` moves that clock step by step (the batch of step n at its time)."""
         check_changelog(plan)
         checkpoint = Path(checkpoint or self.checkpoint_dir or tempfile.mkdtemp(prefix="ckpt-"))
         output = Path(output or self.output_dir or tempfile.mkdtemp(prefix="out-"))
@@ -173,8 +175,8 @@ class TableEnvironment:
         if from_files:
             feeds.update(phased_steps([from_files], sorted(from_files), end_of_input,
                                       advances_event_time(plan)))
-        return PlanExecutor(plan, self.session(), self.config,
-                            processing_time_ms).run(checkpoint, output, feeds)
+        return PlanExecutor(plan, self.session(), self.config, processing_time_ms,
+                            step_times_ms).run(checkpoint, output, feeds)
 
 
 def source_scans(plan: CompiledPlan) -> list:

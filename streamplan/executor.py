@@ -5,6 +5,8 @@ Executing a plan never re-plans SQL: it only reads the plan's nodes.
 """
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import re
 import tempfile
@@ -25,7 +27,7 @@ from .nodes.watermark_assigner import StreamExecWatermarkAssigner
 from .options import Configuration
 from .plan import CompiledPlan
 from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
-from .runtime.manual_clock import start_at
+from .runtime.manual_clock import StepTimes, manual_clock, start_at
 from .runtime.values_source import write_feed
 
 log = logging.getLogger("streamplan.executor")
@@ -48,20 +50,44 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
     steps follow. Steps before the last phase are the same either way, so a checkpoint
     taken at the end of an earlier phase resumes at the same step.
     """
+    layout = step_layout(phases, tables, end_of_input, event_time)
     steps: dict[str, list[list[FeedRow]]] = {table: [] for table in tables}
+    for phase, position in layout:
+        for table in tables:
+            if phase == len(phases):                       # end of input, then a tick
+                steps[table].append([END_OF_INPUT] if position == 0 else [])
+            else:
+                rows = phases[phase].get(table, [])
+                steps[table].append([rows[position]] if position < len(rows) else [])
+    return steps
+
+
+def step_layout(phases: list[dict[str, list]], tables: list[str], end_of_input: bool,
+                event_time: bool = True) -> list[tuple[int, int]]:
+    """(phase index, position in the phase) of every step `phased_steps` makes: a phase's
+    rows, then its closing tick (position = its length); end of input is phase
+    len(phases), positions 0 (the marker) and 1 (a tick)."""
+    layout: list[tuple[int, int]] = []
     trim_end = end_of_input and not event_time
     for index, phase in enumerate(phases):
         length = max((len(phase.get(table, [])) for table in tables), default=0)
         closing_tick = not (trim_end and index == len(phases) - 1 and length > 0)
-        for table in tables:
-            rows = phase.get(table, [])
-            steps[table].extend([[row] for row in rows] + [[] for _ in range(length - len(rows))])
-            if closing_tick:
-                steps[table].append([])
+        layout.extend((index, position) for position in range(length + closing_tick))
     if end_of_input and not trim_end:
-        for table in tables:
-            steps[table].extend([[END_OF_INPUT], []])
-    return steps
+        layout.extend([(len(phases), 0), (len(phases), 1)])
+    return layout
+
+
+ClockAdvance = tuple[int, int, int]     # (phase index, position from which on, milliseconds)
+
+
+def step_times(layout: list[tuple[int, int]], start_ms: int,
+               advances: list[ClockAdvance]) -> list[int]:
+    """The processing time of every step: `start_ms` plus every advance at or before it (an
+    advance at (phase, position) moves the clock for that step and all later ones)."""
+    return [start_ms + sum(ms for at_phase, at, ms in advances
+                           if at_phase < phase or (at_phase == phase and at <= position))
+            for phase, position in layout]
 
 
 def advances_event_time(plan: CompiledPlan) -> bool:
@@ -96,14 +122,20 @@ class PlanExecutor:
     the time of the sink query's last micro-batch when its checkpoint has one (a restore
     continues where the checkpoint stopped, however long ago that was), else at
     `processing_time_ms`. Tests use it so that outcomes never depend on when they run.
+    `step_times_ms` (with `processing_time_ms`) moves that clock batch by batch instead:
+    the batch reading step n is stamped `step_times_ms[n]` (`step_times`).
     """
 
     def __init__(self, plan: CompiledPlan, spark, config: Optional[Configuration] = None,
-                 processing_time_ms: Optional[int] = None):
+                 processing_time_ms: Optional[int] = None,
+                 step_times_ms: Optional[list[int]] = None):
+        if step_times_ms is not None and processing_time_ms is None:
+            raise ValueError("step_times_ms needs a manual clock: give processing_time_ms too")
         self.plan = plan
         self.spark = spark
         self.config = config or Configuration()
         self.processing_time_ms = processing_time_ms
+        self.step_times_ms = step_times_ms
 
     def run(self, checkpoint: Path, output: Path, feeds: dict[str, list[list[FeedRow]]],
             on_progress: Optional[Callable[[str, int], None]] = None) -> RunResult:
@@ -194,18 +226,24 @@ class PlanExecutor:
                   .foreachBatch(ChangelogSinkWriter(directory, sink.row_type.names))
                   .option("checkpointLocation", str(query_dir))
                   .trigger(processingTime="0 seconds"))
-        if self.processing_time_ms is None:
-            query = writer.start()
-        else:
-            resumed = last_batch_time_ms(query_dir)
-            query = start_at(writer, self.processing_time_ms if resumed is None else resumed)
-        try:
-            query.processAllAvailable()
-        except StreamingQueryException as err:
-            raise ExecutionError(f"query for table sink '{table}' (node {sink.id}) failed: "
-                                 f"{_root_message(err)}") from None
-        finally:
-            query.stop()
+        with contextlib.ExitStack() as clock_scope:
+            if self.processing_time_ms is None:
+                query = writer.start()
+            else:
+                resumed = last_batch_time_ms(query_dir)
+                clock = manual_clock(self.spark, self.processing_time_ms if resumed is None
+                                     else resumed)
+                if self.step_times_ms is not None:
+                    clock_scope.enter_context(StepTimes(self.spark, clock, list(ctx.feeds.values()),
+                                                        self.step_times_ms))
+                query = start_at(writer, clock)
+            try:
+                query.processAllAvailable()
+            except StreamingQueryException as err:
+                raise ExecutionError(f"query for table sink '{table}' (node {sink.id}) failed: "
+                                     f"{_root_message(err)}") from None
+            finally:
+                query.stop()
         if on_progress:
             on_progress(table, len(query.recentProgress))
         new_ids = [batch for batch in batch_ids(directory) if batch not in before]

@@ -1,10 +1,10 @@
 """Per-operator state TTL in the plan (FLIP-292): the `state` entries of a compiled plan set
 each input's TTL, hand edits of them apply when the plan runs, and TTL is processing time.
 
-Expiry is tested here with short TTLs and a pause between two runs of one checkpoint, on
-the wall clock. The harness runs on a manual clock instead (processing time stands still,
-and a restore resumes at the checkpoint's time), so fixtures with TTLs restore the same way
-however long after their generation the gate runs."""
+Expiry is tested here with short TTLs and two runs of one checkpoint on the manual clock:
+the second run's steps are stamped 3 s after the first's (`step_times`), so what expires
+never depends on how long a run takes. A restore resumes at the checkpoint's time, so
+fixtures with TTLs restore the same way however long after their generation the gate runs."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ import pytest
 
 from streamplan.api import TableEnvironment, normalize_rows, source_scans
 from streamplan.errors import PlanFormatError, PlanningError
-from streamplan.executor import phased_steps
+from streamplan.executor import phased_steps, step_layout, step_times
 from streamplan.plan import parse_plan
 
 pytestmark = pytest.mark.spark
@@ -39,6 +39,15 @@ def feed(plan, *phases):
     (scan,) = source_scans(plan)
     return phased_steps([{"T": normalize_rows(rows, scan.row_type, "T")} for rows in phases],
                         ["T"], False)
+
+
+START = 1_704_067_200_000
+
+
+def three_seconds_later(plan, *phases) -> list[int]:
+    """Step times of `feed(plan, *phases)`: the last phase 3 s after the ones before it."""
+    layout = step_layout([{"T": rows} for rows in phases], ["T"], False)
+    return step_times(layout, START, [(len(phases) - 1, 0, 3000)])
 
 
 def state_of(plan):
@@ -91,11 +100,13 @@ def test_an_edited_ttl_in_the_compiled_plan_decides_what_expires(env, tmp_path, 
     path.write_text(json.dumps(raw))
     plan = parse_plan(path.read_text(), str(path))
     checkpoint, output = tmp_path / "ckpt", tmp_path / "out"
-    first = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]]), end_of_input=False)
+    first = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]]), end_of_input=False,
+                             processing_time_ms=START)
     assert first.sinks["S"].texts == ["+I[a, 1, 1]"]
-    time.sleep(3)                                   # processing time passes between runs
+    # processing time passes between the runs: the second run's rows come 3 s later
     second = env.execute_plan(plan, checkpoint, output, feed(plan, [["a", 1]], [["a", 2]]),
-                              end_of_input=False)
+                              end_of_input=False, processing_time_ms=START,
+                              step_times_ms=three_seconds_later(plan, [["a", 1]], [["a", 2]]))
     assert second.sinks["S"].texts == expected_second_run
 
 
@@ -215,8 +226,10 @@ def test_an_edited_join_state_ttl_expires_only_that_side(spark, tmp_path, left_t
 
     before, after = {"O": [[1, 1]], "C": []}, {"O": [], "C": [[1, "c1"]]}
     checkpoint, output = tmp_path / "ckpt", tmp_path / "out"
-    first = env.execute_plan(plan, checkpoint, output, steps(before), end_of_input=False)
+    first = env.execute_plan(plan, checkpoint, output, steps(before), end_of_input=False,
+                             processing_time_ms=START)
     assert first.sinks["J"].texts == ["+I[1, null]"]
-    time.sleep(3)
-    second = env.execute_plan(plan, checkpoint, output, steps(before, after), end_of_input=False)
+    later = step_times(step_layout([before, after], ["C", "O"], False), START, [(1, 0, 3000)])
+    second = env.execute_plan(plan, checkpoint, output, steps(before, after), end_of_input=False,
+                              processing_time_ms=START, step_times_ms=later)
     assert second.sinks["J"].texts == expected_second_run

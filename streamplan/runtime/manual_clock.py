@@ -18,10 +18,17 @@ from ..errors import ExecutionError
 
 _SINK_CLASS = "org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink"
 _CLOCK_CLASS = "org.apache.spark.util.ManualClock"
+_VALUES_SOURCE_CLASS = "streamplan.values.ValuesSource"
 
 
-def start_at(writer, time_ms: int):
-    """`writer.start()`, with every micro-batch stamped `time_ms` (epoch milliseconds)."""
+def manual_clock(spark, time_ms: int):
+    """A JVM ManualClock standing at `time_ms` (epoch milliseconds)."""
+    return _jvm_class(spark._jvm, _CLOCK_CLASS)(int(time_ms))
+
+
+def start_at(writer, clock):
+    """`writer.start()` on `clock` (a `manual_clock`): every micro-batch is stamped with the
+    clock's time, which stands still unless something sets it (`bind_step_times`)."""
     from pyspark.sql.streaming.query import StreamingQuery
 
     jwriter = writer._jwrite
@@ -37,7 +44,6 @@ def start_at(writer, time_ms: int):
                "checkpointLocation": lambda: options.get("checkpointlocation"),
                "sinkName": lambda: _field(jwriter, "sinkName")}
     sink = _jvm_class(jvm, _SINK_CLASS)(batch_writer, dataset.exprEnc())
-    clock = _jvm_class(jvm, _CLOCK_CLASS)(int(time_ms))
     query = manager.startQuery(*[leading[name]() for name in _leading_options(manager)], dataset,
                                options.originalMap(), sink, _field(jwriter, "outputMode"),
                                False,                        # useTempCheckpointLocation
@@ -95,3 +101,22 @@ def _jvm_class(jvm, name: str):
     for part in name.split("."):
         target = getattr(target, part)
     return target
+
+
+class StepTimes:
+    """While open, each micro-batch reading step n of `feeds` is stamped `times_ms[n]`: the
+    values source sets the query's manual clock when it plans the step (ValuesSource.bindClock),
+    so processing time advances batch by batch, the same in every run."""
+
+    def __init__(self, spark, clock, feeds: list[str], times_ms: list[int]):
+        self.source = _jvm_class(spark._jvm, _VALUES_SOURCE_CLASS)
+        self.clock, self.feeds, self.times = clock, feeds, ",".join(str(int(t)) for t in times_ms)
+
+    def __enter__(self) -> "StepTimes":
+        for feed in self.feeds:
+            self.source.bindClock(feed, self.clock, self.times)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for feed in self.feeds:
+            self.source.unbindClock(feed)

@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,6 +44,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.ManualClock;
 
 /**
  * The `values` connector's source on the JVM: a feed file of Arrow record batches, one per
@@ -134,6 +136,38 @@ public final class ValuesSource implements TableProvider {
 
   record StepsPartition(byte[] arrowStream) implements InputPartition {}
 
+  /** A query's manual clock and the processing time of each step of a feed it reads. */
+  private static final class StepClock {
+    final ManualClock clock;
+    final long[] times;
+
+    StepClock(ManualClock clock, long[] times) {
+      this.clock = clock;
+      this.times = times;
+    }
+  }
+
+  private static final Map<String, StepClock> STEP_CLOCKS = new ConcurrentHashMap<>();
+
+  /**
+   * Processing time per step: the micro-batch that reads step n of `feed` is stamped
+   * `times[n]` (comma-separated epoch milliseconds). Spark takes a batch's timestamp from the
+   * trigger clock right after it asks the sources for their offsets, so the stream sets the
+   * query's manual clock there. Bound before the query starts; `unbindClock` after it stops.
+   */
+  public static void bindClock(String feed, ManualClock clock, String times) {
+    String[] parts = times.isEmpty() ? new String[0] : times.split(",");
+    long[] parsed = new long[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      parsed[i] = Long.parseLong(parts[i]);
+    }
+    STEP_CLOCKS.put(feed, new StepClock(clock, parsed));
+  }
+
+  public static void unbindClock(String feed) {
+    STEP_CLOCKS.remove(feed);
+  }
+
   /** Plans micro-batches in the driver; the feed is read once, when first needed. */
   static final class FeedStream implements MicroBatchStream, SupportsAdmissionControl {
     private final Path feed;
@@ -176,7 +210,12 @@ public final class ValuesSource implements TableProvider {
       // Never behind the start: a checkpoint may have read more steps than this feed holds
       // (a run to end of input before executor.phased_steps left out steps no plan needs).
       int from = ((StepOffset) start).step;
-      return new StepOffset(Math.max(from, Math.min(from + 1, steps())));
+      int next = Math.max(from, Math.min(from + 1, steps()));
+      StepClock stepClock = STEP_CLOCKS.get(feed.toString());
+      if (next > from && stepClock != null && from < stepClock.times.length) {
+        stepClock.clock.setTime(stepClock.times[from]);
+      }
+      return new StepOffset(next);
     }
 
     @Override

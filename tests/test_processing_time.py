@@ -1,0 +1,86 @@
+"""Processing time in programs: `advance_processing_time` markers among a source's rows move
+the harness's manual clock step by step (the values source sets it when it plans a step, so
+Spark stamps the batch with it), the same in generate, restore and semantic runs."""
+from __future__ import annotations
+
+import pytest
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from harness.errors import ProgramError
+from harness.runner import run_semantic
+from harness.steps import ClockAdvance
+from streamplan.executor import phased_steps, step_layout, step_times
+
+HOUR = 3_600_000
+
+
+def test_the_layout_is_the_steps_phased_steps_makes():
+    phases = [{"A": [1, 2], "B": [9]}, {"A": [3]}]
+    layout = step_layout(phases, ["A", "B"], end_of_input=True)
+    # two rows and a tick, one row and a tick, then end of input and a tick
+    assert layout == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 1)]
+    assert len(phased_steps(phases, ["A", "B"], True)["A"]) == len(layout)
+    # without event time the last phase ends with its last row
+    assert step_layout(phases, ["A", "B"], True, event_time=False) == [
+        (0, 0), (0, 1), (0, 2), (1, 0)]
+
+
+def test_an_advance_moves_its_step_and_every_later_one():
+    layout = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 1)]
+    times = step_times(layout, 0, [(0, 1, 5), (1, 0, 10), (1, 0, 1)])
+    assert times == [0, 5, 5, 16, 16, 16, 16]
+    assert step_times(layout, 7, []) == [7] * len(layout)
+
+
+def test_a_marker_is_not_a_row_and_says_where_the_clock_moves():
+    step = (SourceTestStep.new_builder("T").add_schema("k STRING")
+            .producing_before_restore(["a"], advance_processing_time("12 h"), ["b"])
+            .producing_after_restore(advance_processing_time("1 d"), ["c"],
+                                     advance_processing_time("30 min")).build())
+    assert [values for _, values in step.feed_rows("before")] == [("a",), ("b",)]
+    assert step.clock_advances("before") == [(1, 12 * HOUR)]
+    assert step.clock_advances("after") == [(0, 24 * HOUR), (1, 30 * 60_000)]
+
+
+@pytest.mark.parametrize("duration, message", [
+    ("0 s", "only moves forward"), ("-1 h", "only moves forward"), ("soon", "soon"),
+    (12, "12"),
+])
+def test_a_bad_advance_is_refused_with_the_value(duration, message):
+    with pytest.raises(ProgramError, match=message):
+        advance_processing_time(duration)
+
+
+def _program(advance: bool, ttl: str = "1 d") -> TableTestProgram:
+    before = [["a", 1], advance_processing_time("12 h"), ["b", 2]] if advance else [["a", 1], ["b", 2]]
+    after = [advance_processing_time("18 h"), ["a", 3], ["b", 4]] if advance else [["a", 3], ["b", 4]]
+    expected_after = (["+I[a, 1, 3]", "-U[b, 1, 2]", "+U[b, 2, 6]"] if advance and ttl == "1 d"
+                      else ["-U[a, 1, 1]", "+U[a, 2, 4]", "-U[b, 1, 2]", "+U[b, 2, 6]"])
+    return (TableTestProgram.of("group-aggregate-clock", "the clock decides what expires")
+            .setup_config("table.exec.state.ttl", ttl)
+            .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT")
+                                .producing_before_restore(*before)
+                                .producing_after_restore(*after).build())
+            .setup_table_sink(SinkTestStep.new_builder("S")
+                              .add_schema("k STRING", "n BIGINT", "total BIGINT")
+                              .add_option("sink-insert-only", "false")
+                              .consuming_before_restore("+I[a, 1, 1]", "+I[b, 1, 2]")
+                              .consuming_after_restore(*expected_after).build())
+            .run_sql("INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k")
+            .build())
+
+
+def test_the_fingerprint_of_a_program_without_advances_is_unchanged_by_them():
+    # fixtures generated before clock steps existed keep matching their programs
+    with_marker = _program(advance=True)
+    assert with_marker.before_data_fingerprint() != _program(advance=False).before_data_fingerprint()
+    assert ClockAdvance not in {type(row) for row in _program(False).sources["T"].rows_before}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("advance, ttl", [(True, "1 d"), (False, "1 d"), (True, "2 d")])
+def test_state_expires_exactly_when_the_program_clock_passes_its_ttl(spark, advance, ttl):
+    # a's day passes (30 h after it was written) only when the clock moves and the TTL is a
+    # day; with the clock standing still, or a TTL of two days, a is updated like b
+    result = run_semantic(_program(advance, ttl), spark)       # checks the expected rows
+    assert ("+I[a, 1, 3]" in result.sinks["S"].texts) == (advance and ttl == "1 d")

@@ -65,4 +65,68 @@ CALC_CHANGELOG = (
     .run_sql("INSERT INTO Doubled SELECT sku, price * 2 FROM Prices WHERE price > 0")
     .build())
 
-PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG]
+# --- Flink's own programs (CalcTestPrograms.java), transcribed as they are: SQL, schemas,
+# rows and expected strings (Row.of(...) is "+I[...]"). The file is stored at another commit
+# than the other ported files, read there. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
+# (docs/flink-programs.md): CALC_UDF_SIMPLE and CALC_UDF_COMPLEX (Java scalar functions).
+FLINK_COMMIT = "091389e1db4b4ff7a42264681efda1e2d05ee675"
+
+
+def flink_program(id, description, constant, source_schema, filterable, before, after,
+                  sink_schema, expected_before, expected_after, sql, source_name="source_t"):
+    source = SourceTestStep.new_builder(source_name).add_schema(*source_schema)
+    if filterable is not None:
+        source = source.add_option("filterable-fields", filterable)
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"CalcTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_table_source(source.producing_before_restore(*before)
+                                .producing_after_restore(*after).build())
+            .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema(*sink_schema)
+                              .consuming_before_restore(*expected_before)
+                              .consuming_after_restore(*expected_after).build())
+            .run_sql(sql)
+            .build())
+
+
+SIMPLE_CALC = flink_program(
+    "calc-simple", "validates basic calc node", "SIMPLE_CALC", ("a BIGINT", "b DOUBLE"), None,
+    [[420, 42.0]], [[421, 42.1]], ("a BIGINT", "b DOUBLE"), ["+I[421, 42.0]"], ["+I[422, 42.1]"],
+    "INSERT INTO sink_t SELECT a + 1, b FROM t", source_name="t")
+
+CALC_PROJECT_PUSHDOWN = flink_program(
+    "calc-project-pushdown", "validates calc node with project pushdown",
+    "CALC_PROJECT_PUSHDOWN", ("a BIGINT", "b DOUBLE"), "a", [[421, 42.1]], [[421, 42.1]],
+    ("a BIGINT", "a1 VARCHAR"), ["+I[421, 421]"], ["+I[421, 421]"],
+    "INSERT INTO sink_t SELECT a, CAST(a AS VARCHAR) FROM source_t WHERE a > CAST(1 AS BIGINT)")
+
+CALC_FILTER = flink_program(
+    "calc-filter", "validates calc node with filter", "CALC_FILTER",
+    ("a BIGINT", "b INT", "c DOUBLE", "d VARCHAR"), None, [[420, 1, 42.0, "hello"]],
+    [[420, 1, 42.0, "hello"]], ("a BIGINT", "b INT", "c DOUBLE", "d VARCHAR"),
+    ["+I[420, 1, 42.0, hello]"], ["+I[420, 1, 42.0, hello]"],
+    "INSERT INTO sink_t SELECT * FROM source_t WHERE b > 0")
+
+CALC_FILTER_PUSHDOWN = flink_program(
+    "calc-filter-pushdown", "validates calc node with filter pushdown", "CALC_FILTER_PUSHDOWN",
+    ("a BIGINT", "b DOUBLE"), "a", [[421, 42.1]], [[421, 42.1]], ("a BIGINT", "b DOUBLE"),
+    ["+I[421, 42.1]"], ["+I[421, 42.1]"],
+    "INSERT INTO sink_t SELECT a, b FROM source_t WHERE a > CAST(420 AS BIGINT)")
+
+CALC_SARG = flink_program(
+    "calc-sarg", "validates calc node with Sarg", "CALC_SARG", ("a INT",), "a", [[1]], [[1]],
+    ("a INT",), ["+I[1]"], ["+I[1]"],
+    "INSERT INTO sink_t SELECT a FROM source_t WHERE a = 1 or a = 2 or a is null")
+
+PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER]
+
+# Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+FILTERABLE = ("table 'source_t': unsupported option(s) filterable-fields; the values connector "
+              "takes changelog-mode, connector, path, sink-insert-only; without the option "
+              "(tried, not kept) it gives Flink's rows")
+NOT_PASSING = {
+    CALC_PROJECT_PUSHDOWN.id: FILTERABLE,
+    CALC_FILTER_PUSHDOWN.id: FILTERABLE,
+    CALC_SARG.id: FILTERABLE,
+}

@@ -123,6 +123,61 @@ DEDUPLICATE_STATE_TTL_EXPIRES = (
     .run_sql(DEDUP.format(order="pt DESC"))
     .build())
 
+# --- Flink's own programs (DeduplicationTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_AFTER, ...)
+# "+U[...]"). Flink's RestoreTestBase registers every sink with 'sink-insert-only' = 'false';
+# ported_from gives these sinks the same.
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+DATA1 = ([1, "terry", "pen", 1000], [2, "alice", "pen", 2000], [3, "bob", "pen", 3000],
+         [4, "bob", "apple", 4000], [5, "fish", "apple", 5000])
+DATA2 = ([6, "jerry", "pen", 6000], [7, "larry", "apple", 7000], [8, "bill", "banana", 8000],
+         [9, "carol", "apple", 9000])
+FLINK_SINK_SCHEMA = ("order_id bigint", "`user` varchar", "product varchar", "order_time bigint",
+                     "primary key(product) not enforced")
+
+
+def flink_program(id, description, constant, time_column, order, before, after):
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"DeduplicationTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_table_source(SourceTestStep.new_builder("MyTable")
+                                .add_schema("order_id bigint", "`user` varchar", "product varchar",
+                                            "order_time bigint ",
+                                            "event_time as TO_TIMESTAMP(FROM_UNIXTIME(order_time)) ",
+                                            time_column)
+                                .producing_before_restore(*DATA1)
+                                .producing_after_restore(*DATA2).build())
+            .setup_table_sink(SinkTestStep.new_builder("MySink").add_schema(*FLINK_SINK_SCHEMA)
+                              .consuming_before_restore(*before)
+                              .consuming_after_restore(*after).build())
+            .run_sql("insert into MySink "
+                     "select order_id, user, product, order_time \n"
+                     "FROM ("
+                     "  SELECT *,"
+                     f"    ROW_NUMBER() OVER (PARTITION BY product ORDER BY {order}) AS row_num\n"
+                     "  FROM MyTable)"
+                     "WHERE row_num = 1")
+            .build())
+
+
+DEDUPLICATE = flink_program(
+    "deduplicate-asc", "validates deduplication in ascending", "DEDUPLICATE",
+    "watermark for event_time as event_time - INTERVAL '5' second ", "event_time ASC",
+    ["+I[1, terry, pen, 1000]", "+I[4, bob, apple, 4000]"], ["+I[8, bill, banana, 8000]"])
+
+DEDUPLICATE_PROCTIME = flink_program(
+    "deduplicate-asc-proctime", "validates deduplication in ascending with proctime",
+    "DEDUPLICATE_PROCTIME", "proctime AS PROCTIME() ", "proctime ASC",
+    ["+I[1, terry, pen, 1000]", "+I[4, bob, apple, 4000]"], ["+I[8, bill, banana, 8000]"])
+
+DEDUPLICATE_DESC = flink_program(
+    "deduplicate-desc", "validates deduplication in descending", "DEDUPLICATE_DESC",
+    "watermark for event_time as event_time - INTERVAL '5' second ", "event_time DESC",
+    ["+I[1, terry, pen, 1000]", "+U[2, alice, pen, 2000]", "+U[3, bob, pen, 3000]",
+     "+I[4, bob, apple, 4000]", "+U[5, fish, apple, 5000]"],
+    ["+U[6, jerry, pen, 6000]", "+U[7, larry, apple, 7000]", "+I[8, bill, banana, 8000]",
+     "+U[9, carol, apple, 9000]"])
+
 PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
             DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
-            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE_STATE_TTL_EXPIRES]
+            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES]

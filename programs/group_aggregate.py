@@ -145,7 +145,7 @@ GROUP_BY_TYPES = program(
 
 # STATE_TTL by table name (1 day: nothing expires in a test). With TTL on, Flink re-emits an
 # unchanged result (-U/+U of the same row) so downstream state is refreshed.
-AGG_WITH_STATE_TTL_HINT = program(
+GROUP_AGGREGATE_STATE_TTL_HINT = program(
     "group-aggregate-state-ttl-hint", "a STATE_TTL hint sets the aggregate's state TTL in the "
     "plan; with TTL an unchanged result is re-emitted",
     [source("T", [[1, "a", 5], [2, "a", 3]], [[3, "a", 1], [4, "a", 9]])],
@@ -168,6 +168,56 @@ GROUP_BY_STATE_TTL_EXPIRES = program(
     "INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k",
     config={"table.exec.state.ttl": "1 d"})
 
+# --- Flink's own programs (GroupAggregateTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Our program above that
+# Flink's constant AGG_WITH_STATE_TTL_HINT used to name is renamed after its id (program, id
+# and fixtures unchanged). Not ported (docs/flink-programs.md): GROUP_BY_SIMPLE and
+# GROUP_BY_DISTINCT, whose ids our own programs hold; the *_MINI_BATCH programs (no mini-batch
+# options here); the UDF programs (Java aggregate functions).
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+SOURCE_ONE = (SourceTestStep.new_builder("source_t")
+              .add_schema("a INT", "b BIGINT", "c VARCHAR")
+              .producing_before_restore([1, 1, "Hi"], [2, 2, "Hello"], [2, 2, "Hello World"])
+              .producing_after_restore([1, 1, "Hi Again!"], [2, 2, "Hello Again!"],
+                                       [2, 2, "Hello World Again!"])
+              .build())
+
+AGG_WITH_STATE_TTL_HINT = (
+    TableTestProgram.of("agg-with-state-ttl-hint", "agg with state ttl hint")
+    .ported_from("GroupAggregateTestPrograms.java#AGG_WITH_STATE_TTL_HINT", FLINK_COMMIT)
+    .setup_table_source(SOURCE_ONE)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("b BIGINT", "cnt BIGINT", "avg_a DOUBLE", "min_c VARCHAR",
+                                  "PRIMARY KEY (b) NOT ENFORCED")
+                      .consuming_before_restore("+I[1, 1, null, Hi]", "+I[2, 1, 2.0, Hello]",
+                                                "+U[2, 2, 2.0, Hello]")
+                      # Due to state TTL in hint, the state in the metadata savepoint has expired.
+                      .consuming_after_restore("+I[1, 1, null, Hi Again!]",
+                                               "+I[2, 1, 2.0, Hello Again!]",
+                                               "+U[2, 2, 2.0, Hello Again!]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT /*+ STATE_TTL('source_t' = '1s') */"
+             "b, "
+             "COUNT(*) AS cnt, "
+             "AVG(a) FILTER (WHERE a > 1) AS avg_a, "
+             "MIN(c) AS min_c "
+             "FROM source_t GROUP BY b")
+    .build())
+
 PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_HAVING,
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
-            AGG_WITH_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES]
+            GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES]
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    AGG_WITH_STATE_TTL_HINT.id: "AVG(a) FILTER (WHERE a > 1) is refused: \"column 'a' is "
+                                "neither grouped nor aggregated; add it to GROUP BY or "
+                                "aggregate it\" (no aggregate FILTER); besides, its id starts "
+                                "with no node's short name ('agg-', not 'group-aggregate-'), so "
+                                "discovery cannot file it, and its after-restore rows need the "
+                                "1 s TTL to expire between savepoint and restore, which the "
+                                "harness's still test clock never lets happen",
+}

@@ -326,6 +326,86 @@ INTERVAL_JOIN_BOUNDS_IN_WHERE = (
              + WINDOW_2S)
     .build())
 
+# --- Flink's own programs (IntervalJoinTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
+# (docs/flink-programs.md): INTERVAL_JOIN_EVENT_TIME, whose id (and constant) our own program
+# holds.
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+ORDER_BEFORE_DATA = ([1, "2020-04-15 08:00:01"], [2, "2020-04-15 08:00:02"],
+                     [4, "2020-04-15 08:00:04"], [5, "2020-04-15 08:00:05"],
+                     [3, "2020-04-15 08:00:03"])
+SHIPMENT_BEFORE_DATA = ([2, 1, "2020-04-15 08:00:02"], [5, 2, "2020-04-15 08:00:05"],
+                        [6, 5, "2020-04-15 08:00:06"], [15, 4, "2020-04-15 08:00:15"],
+                        [16, 6, "2020-04-15 08:00:15"])
+ORDER_AFTER_DATA = ([7, "2020-04-15 08:00:09"], [10, "2020-04-15 08:00:11"])
+SHIPMENT_AFTER_DATA = ([7, 3, "2020-04-15 08:00:15"], [11, 7, "2020-04-15 08:00:16"],
+                       [13, 10, "2020-04-15 08:00:16"])
+ORDERS_EVENT_TIME_SCHEMA = ("id INT", "order_ts_str STRING", "order_ts AS TO_TIMESTAMP(order_ts_str)",
+                            "WATERMARK for `order_ts` AS `order_ts` - INTERVAL '1' SECOND")
+ORDERS_PROC_TIME_SCHEMA = ("id INT", "order_ts_str STRING", "proc_time AS PROCTIME()")
+SHIPMENTS_EVENT_TIME_SCHEMA = ("id INT", "order_id INT", "shipment_ts_str STRING",
+                               "shipment_ts AS TO_TIMESTAMP(shipment_ts_str)",
+                               "WATERMARK for `shipment_ts` AS `shipment_ts` - INTERVAL '1' SECOND")
+SHIPMENTS_PROC_TIME_SCHEMA = ("id INT", "order_id INT", "shipment_ts_str STRING",
+                              "`proc_time` AS PROCTIME()")
+FLINK_SINK_SCHEMA = ("order_id INT", "order_ts_str STRING", "shipment_ts_str STRING")
+
+
+def flink_program(id, description, constant, orders_schema, shipments_schema, before, after,
+                  sql):
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"IntervalJoinTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_table_source(SourceTestStep.new_builder("orders_t")
+                                .add_schema(*orders_schema)
+                                .producing_before_restore(*ORDER_BEFORE_DATA)
+                                .producing_after_restore(*ORDER_AFTER_DATA).build())
+            .setup_table_source(SourceTestStep.new_builder("shipments_t")
+                                .add_schema(*shipments_schema)
+                                .producing_before_restore(*SHIPMENT_BEFORE_DATA)
+                                .producing_after_restore(*SHIPMENT_AFTER_DATA).build())
+            .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema(*FLINK_SINK_SCHEMA)
+                              .consuming_before_restore(*before)
+                              .consuming_after_restore(*after).build())
+            .run_sql(sql)
+            .build())
+
+
+INTERVAL_JOIN_PROC_TIME = flink_program(
+    "interval-join-proc-time", "validates interval join using processing time",
+    "INTERVAL_JOIN_PROC_TIME", ORDERS_PROC_TIME_SCHEMA, SHIPMENTS_PROC_TIME_SCHEMA,
+    ["+I[1, 2020-04-15 08:00:01, 2020-04-15 08:00:02]",
+     "+I[2, 2020-04-15 08:00:02, 2020-04-15 08:00:05]",
+     "+I[5, 2020-04-15 08:00:05, 2020-04-15 08:00:06]",
+     "+I[4, 2020-04-15 08:00:04, 2020-04-15 08:00:15]"],
+    ["+I[7, 2020-04-15 08:00:09, 2020-04-15 08:00:16]",
+     "+I[10, 2020-04-15 08:00:11, 2020-04-15 08:00:16]"],
+    "INSERT INTO sink_t SELECT\n"
+    "     o.id AS order_id,\n"
+    "     o.order_ts_str,\n"
+    "     s.shipment_ts_str\n"
+    " FROM orders_t o\n"
+    " JOIN shipments_t s ON o.id = s.order_id\n"
+    " WHERE o.proc_time BETWEEN s.proc_time - INTERVAL '5' SECOND AND s.proc_time + INTERVAL '5' "
+    "SECOND;")
+
+INTERVAL_JOIN_NEGATIVE_INTERVAL = flink_program(
+    "interval-join-negative-interval", "validates interval join using event time",
+    "INTERVAL_JOIN_NEGATIVE_INTERVAL", ORDERS_EVENT_TIME_SCHEMA, SHIPMENTS_EVENT_TIME_SCHEMA,
+    ["+I[1, 2020-04-15 08:00:01, null]", "+I[2, 2020-04-15 08:00:02, null]",
+     "+I[4, 2020-04-15 08:00:04, null]", "+I[5, 2020-04-15 08:00:05, null]",
+     "+I[3, 2020-04-15 08:00:03, null]"],
+    ["+I[7, 2020-04-15 08:00:09, null]", "+I[10, 2020-04-15 08:00:11, null]"],
+    "INSERT INTO sink_t SELECT\n"
+    "     o.id AS order_id,\n"
+    "     o.order_ts_str,\n"
+    "     s.shipment_ts_str\n"
+    " FROM orders_t o LEFT OUTER JOIN shipments_t s\n"
+    " ON o.id = s.order_id\n"
+    " AND o.order_ts BETWEEN s.shipment_ts + INTERVAL '10' SECOND AND s.shipment_ts + INTERVAL "
+    "'5' SECOND;")
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
@@ -335,4 +415,15 @@ PROGRAMS = [
     INTERVAL_JOIN_WINDOW_BOUNDS, INTERVAL_JOIN_WINDOW_BOUNDS_STRICT, INTERVAL_JOIN_NULLS,
     INTERVAL_JOIN_NULL_CONDITION_LEFT, INTERVAL_JOIN_NULL_CONDITION_RIGHT,
     INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE, INTERVAL_JOIN_BOUNDS_IN_WHERE,
+    INTERVAL_JOIN_NEGATIVE_INTERVAL,
 ]
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    INTERVAL_JOIN_PROC_TIME.id: "an extra +I[3, 2020-04-15 08:00:03, 2020-04-15 08:00:15]: the "
+                                "harness's processing time stands still (across the restore "
+                                "too), so order 3, read before the restore, is within 5 s of "
+                                "shipment 7 (order 3), read after it; Flink's expectation "
+                                "relies on more than 5 s of wall-clock time passing between them",
+}

@@ -67,13 +67,13 @@ ORDERS_ROWS = source("O", ORDERS, [[1, 1, "o1"], [2, 2, "o2"], [3, 3, "o3"]],
 CUSTOMER_ROWS = source("C", CUSTOMERS, [[2, "c2"], [3, "c3"]], [[1, "c1"]])
 INNER = (["+I[2, o2, 2, c2]", "+I[3, o3, 3, c3]"], ["+I[1, o1, 1, c1]", "+I[4, o4, 1, c1]"])
 
-NON_WINDOW_INNER_JOIN = program(
+JOIN_INNER = program(
     "join-inner", "inner join of insert-only inputs; cached rows join after the restore",
     "JOIN", INNER, ORDERS_ROWS, CUSTOMER_ROWS)
 
 # O1 is padded at once (no customer 1 yet); after the restore O4 is padded too (step0, with
 # C6), and C1 (step1) retracts both paddings and joins both orders.
-LEFT_JOIN = program(
+JOIN_LEFT = program(
     "join-left", "left join pads unmatched orders and retracts the padding on a match",
     "LEFT JOIN",
     (["+I[1, o1, null, null]", "+I[2, o2, 2, c2]", "+I[3, o3, 3, c3]"],
@@ -82,7 +82,7 @@ LEFT_JOIN = program(
     ORDERS_ROWS, source("C", CUSTOMERS, [[2, "c2"], [3, "c3"]], [[6, "c6"], [1, "c1"]]))
 
 # Customers without orders are padded: C6 at once (after); C2 and C3 find their orders.
-RIGHT_JOIN = program(
+JOIN_RIGHT = program(
     "join-right", "right join pads customers without orders",
     "RIGHT JOIN",
     (["+I[null, null, 2, c2]", "-D[null, null, 2, c2]", "+I[2, o2, 2, c2]",
@@ -94,7 +94,7 @@ RIGHT_JOIN = program(
 
 # Both sides padded: O1 and O4 until C1 arrives; O9, O5, C6 and C8 for good; C2 and C3
 # until their orders arrive.
-FULL_OUTER = program(
+JOIN_FULL = program(
     "join-full", "full outer join pads and un-pads both sides",
     "FULL OUTER JOIN",
     (["+I[1, o1, null, null]", "+I[null, null, 2, c2]", "+I[9, x, null, null]",
@@ -137,7 +137,7 @@ LEFT_JOIN_UPDATING_INPUT = program(
 
 # The rest of ON is a non-equi condition; NULL there is no match: O2's v is NULL, so
 # `O.v <> C.name` is NULL and O2 stays padded; O3's v equals C3's name (false).
-INNER_JOIN_WITH_NON_EQUI_JOIN = program(
+JOIN_NON_EQUI = program(
     "join-non-equi", "a non-equi condition that is false or NULL is no match",
     "LEFT JOIN",
     (["+I[1, o1, null, null]", "+I[2, null, null, null]", "+I[3, c3, null, null]"],
@@ -147,7 +147,7 @@ INNER_JOIN_WITH_NON_EQUI_JOIN = program(
     extra=" AND O.v <> C.name")
 
 # NULL keys never match, on either side; full join pads them all.
-NON_WINDOW_INNER_JOIN_WITH_NULL = program(
+JOIN_NULL_KEYS = program(
     "join-null-keys", "NULL join keys never match; an outer join pads them",
     "FULL OUTER JOIN",
     (["+I[1, o1, null, null]", "+I[null, null, null, cn]"],
@@ -159,7 +159,7 @@ NON_WINDOW_INNER_JOIN_WITH_NULL = program(
 # Unique keys decide the state: customers keyed by k (the join key contains it: one row per
 # key, an update replaces it); orders keyed by id (not the join key: rows by id).
 # after: step0 O9 C-U(1,c1) | step1 O8 C+U(1,c1x) | step2 O2(k1) joins c1x | step3 O-D(1)
-INNER_JOIN_WITH_PK = program(
+JOIN_UNIQUE_KEYS = program(
     "join-unique-keys", "inputs with primary keys keep one row per key; updates replace it",
     "JOIN",
     (["+I[1, o1, 1, c1]"],
@@ -179,7 +179,7 @@ JOIN_WITH_STATE_TTL_OPTION = program(
 
 # Per-input TTL by table name (version 2 puts it in the plan's 'state'): a day and 12 hours,
 # so nothing expires in a test; the hint only shapes the plan.
-JOIN_WITH_STATE_TTL_HINT = (
+JOIN_STATE_TTL_HINT = (
     TableTestProgram.of("join-state-ttl-hint", "STATE_TTL gives each input of the join its own "
                         "TTL in the plan's state entries")
     .setup_table_source(ORDERS_ROWS).setup_table_source(CUSTOMER_ROWS)
@@ -201,7 +201,281 @@ JOIN_STATE_TTL_EXPIRES = program(
     source("C", CUSTOMERS, [], [advance_processing_time("18 h"), [1, "c1"], [2, "c2"]]),
     config={"table.exec.state.ttl": "1 d"})
 
-PROGRAMS = [NON_WINDOW_INNER_JOIN, LEFT_JOIN, RIGHT_JOIN, FULL_OUTER, INNER_JOIN_UPDATING_INPUT,
-            LEFT_JOIN_UPDATING_INPUT, INNER_JOIN_WITH_NON_EQUI_JOIN,
-            NON_WINDOW_INNER_JOIN_WITH_NULL, INNER_JOIN_WITH_PK, JOIN_WITH_STATE_TTL_OPTION,
-            JOIN_WITH_STATE_TTL_HINT, JOIN_STATE_TTL_EXPIRES]
+# --- Flink's own programs (JoinTestPrograms.java), transcribed as they are: SQL, schemas,
+# rows and expected strings (Row.of(...) is "+I[...]"). Flink's RestoreTestBase registers every
+# sink with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Our programs
+# above that Flink's constants used to name were renamed after their ids (the programs, ids
+# and fixtures are unchanged).
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+
+def flink_program(id, description, constant):
+    return TableTestProgram.of(id, description).ported_from(f"JoinTestPrograms.java#{constant}",
+                                                             FLINK_COMMIT)
+
+
+EMPLOYEE = (SourceTestStep.new_builder("EMPLOYEE")
+            .add_schema("deptno int", "salary bigint", "name varchar")
+            .add_option("filterable-fields", "salary")
+            .producing_before_restore([None, 101, "Adam"], [1, 1, "Baker"], [2, 2, "Charlie"],
+                                      [3, 2, "Don"], [7, 6, "Victor"])
+            .producing_after_restore([4, 3, "Juliet"], [4, 4, "Helena"], [1, 1, "Ivana"])
+            .build())
+DEPARTMENT = (SourceTestStep.new_builder("DEPARTMENT")
+              .add_schema("department_num int", "b2 bigint", "b3 int", "department_name varchar")
+              .producing_before_restore([None, 102, 0, "Accounting"], [1, 1, 0, "Research"],
+                                        [2, 2, 1, "Human Resources"], [2, 3, 2, "HR"],
+                                        [3, 1, 2, "Sales"])
+              .producing_after_restore([2, 4, 3, "People Operations"], [4, 2, 4, "Engineering"])
+              .build())
+DEPARTMENT_NONULLS = (SourceTestStep.new_builder("DEPARTMENT")
+                      .add_schema("department_num int", "b2 bigint", "b3 int",
+                                  "department_name varchar")
+                      .producing_before_restore([1, 1, 0, "Research"], [2, 2, 1, "Human Resources"],
+                                                [2, 3, 2, "HR"], [3, 1, 2, "Sales"])
+                      .producing_after_restore([2, 4, 3, "People Operations"])
+                      .build())
+SOURCE_T1 = (SourceTestStep.new_builder("T1")
+             .add_schema("a int", "b bigint", "c varchar")
+             .producing_before_restore([1, 1, "Baker1"], [1, 2, "Baker2"], [1, 2, "Baker2"],
+                                       [1, 5, "Baker3"], [2, 7, "Baker5"], [1, 9, "Baker6"],
+                                       [1, 8, "Baker8"], [3, 8, "Baker9"])
+             .producing_after_restore([1, 1, "PostRestore"])
+             .build())
+SOURCE_T2 = (SourceTestStep.new_builder("T2")
+             .add_schema("a int", "b bigint", "c varchar")
+             .producing_before_restore([1, 1, "BakerBaker"], [2, 2, "HeHe"], [3, 2, "HeHe"])
+             .producing_after_restore([2, 1, "PostRestoreRight"])
+             .build())
+
+
+def my_sink(schema, before, after, materialized=False):
+    builder = SinkTestStep.new_builder("MySink").add_schema(*schema)
+    if materialized:
+        builder = builder.testing_materialized_data()
+    return builder.consuming_before_restore(*before).consuming_after_restore(*after).build()
+
+
+NAMES = ("name varchar", "department_name varchar")
+NUMS = ("deptno int", "department_num int")
+
+NON_WINDOW_INNER_JOIN = (
+    flink_program("join-non-window-inner-join", "test non-window inner join",
+                  "NON_WINDOW_INNER_JOIN")
+    .setup_table_source(SOURCE_T1).setup_table_source(SOURCE_T2)
+    .setup_table_sink(my_sink(
+        ("a int", "c1 varchar", "c2 varchar"),
+        ["+I[1, BakerBaker, Baker2]", "+I[1, BakerBaker, Baker2]", "+I[1, BakerBaker, Baker3]",
+         "+I[2, HeHe, Baker5]", "+I[1, BakerBaker, Baker6]", "+I[1, BakerBaker, Baker8]"],
+        ["+I[2, PostRestoreRight, Baker5]"]))
+    .run_sql("insert into MySink "
+             "SELECT t2.a, t2.c, t1.c\n"
+             "FROM (\n"
+             " SELECT if(a = 3, cast(null as int), a) as a, b, c FROM T1\n"
+             ") as t1\n"
+             "JOIN (\n"
+             " SELECT if(a = 3, cast(null as int), a) as a, b, c FROM T2\n"
+             ") as t2\n"
+             "ON t1.a = t2.a AND t1.b > t2.b")
+    .build())
+
+NON_WINDOW_INNER_JOIN_WITH_NULL = (
+    flink_program("join-non-window-inner-join-with-null-cond", "test non-window inner join",
+                  "NON_WINDOW_INNER_JOIN_WITH_NULL")
+    .setup_table_source(SOURCE_T1).setup_table_source(SOURCE_T2)
+    .setup_table_sink(my_sink(
+        ("a int", "c1 varchar", "c2 varchar"),
+        ["+I[1, BakerBaker, Baker2]", "+I[1, BakerBaker, Baker2]", "+I[1, BakerBaker, Baker3]",
+         "+I[2, HeHe, Baker5]", "+I[1, BakerBaker, Baker6]", "+I[1, BakerBaker, Baker8]",
+         "+I[null, HeHe, Baker9]"],
+        ["+I[2, PostRestoreRight, Baker5]"]))
+    .run_sql("insert into MySink "
+             "SELECT t2.a, t2.c, t1.c\n"
+             "FROM (\n"
+             " SELECT if(a = 3, cast(null as int), a) as a, b, c FROM T1\n"
+             ") as t1\n"
+             "JOIN (\n"
+             " SELECT if(a = 3, cast(null as int), a) as a, b, c FROM T2\n"
+             ") as t2\n"
+             "ON \n"
+             "  ((t1.a is null AND t2.a is null) OR\n"
+             "  (t1.a = t2.a))\n"
+             "  AND t1.b > t2.b")
+    .build())
+
+CROSS_JOIN = (
+    flink_program("join-cross-join", "test cross join", "CROSS_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(
+        NAMES,
+        ["+I[Adam, Accounting]", "+I[Baker, Accounting]", "+I[Adam, Research]",
+         "+I[Baker, Research]", "+I[Charlie, Accounting]", "+I[Charlie, Research]",
+         "+I[Charlie, Human Resources]", "+I[Adam, Human Resources]",
+         "+I[Baker, Human Resources]", "+I[Don, Accounting]", "+I[Don, Human Resources]",
+         "+I[Don, Research]", "+I[Victor, Accounting]", "+I[Victor, Human Resources]",
+         "+I[Victor, Research]", "+I[Don, HR]", "+I[Charlie, HR]", "+I[Adam, HR]",
+         "+I[Baker, HR]", "+I[Victor, HR]", "+I[Don, Sales]", "+I[Charlie, Sales]",
+         "+I[Adam, Sales]", "+I[Baker, Sales]", "+I[Victor, Sales]"],
+        ["+I[Juliet, Human Resources]", "+I[Juliet, Sales]", "+I[Juliet, Research]",
+         "+I[Juliet, Accounting]", "+I[Juliet, HR]", "+I[Juliet, People Operations]",
+         "+I[Victor, People Operations]", "+I[Charlie, People Operations]",
+         "+I[Baker, People Operations]", "+I[Adam, People Operations]",
+         "+I[Don, People Operations]", "+I[Helena, Accounting]",
+         "+I[Helena, Human Resources]", "+I[Helena, HR]", "+I[Helena, People Operations]",
+         "+I[Helena, Sales]", "+I[Helena, Research]", "+I[Don, Engineering]",
+         "+I[Adam, Engineering]", "+I[Victor, Engineering]", "+I[Baker, Engineering]",
+         "+I[Charlie, Engineering]", "+I[Juliet, Engineering]", "+I[Helena, Engineering]",
+         "+I[Ivana, Accounting]", "+I[Ivana, Human Resources]", "+I[Ivana, HR]",
+         "+I[Ivana, Engineering]", "+I[Ivana, People Operations]", "+I[Ivana, Sales]",
+         "+I[Ivana, Research]"]))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE, DEPARTMENT")
+    .build())
+
+JOIN_WITH_FILTER = (
+    flink_program("join-with-filter", "test join with filter", "JOIN_WITH_FILTER")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NAMES, ["+I[Baker, Research]", "+I[Baker, Sales]"],
+                              ["+I[Ivana, Sales]", "+I[Ivana, Research]"]))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE, DEPARTMENT where "
+             "salary = b2 and salary < CAST(2 AS BIGINT)")
+    .build())
+
+INNER_JOIN_WITH_DUPLICATE_KEY = (
+    flink_program("join-inner-join-with-duplicate-key", "inner join with duplicate key",
+                  "INNER_JOIN_WITH_DUPLICATE_KEY")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NUMS, ["+I[2, 2]"], ["+I[4, 4]", "+I[4, 4]"]))
+    .run_sql("insert into MySink SELECT deptno, department_num FROM EMPLOYEE JOIN DEPARTMENT ON "
+             "deptno = department_num AND deptno = b3")
+    .build())
+
+INNER_JOIN_WITH_NON_EQUI_JOIN = (
+    flink_program("join-inner-join-with-non-equi-join", "inner join with non-equi join",
+                  "INNER_JOIN_WITH_NON_EQUI_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NAMES, ["+I[Don, Sales]"],
+                              ["+I[Helena, Engineering]", "+I[Juliet, Engineering]"]))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE JOIN DEPARTMENT ON "
+             "deptno = department_num AND salary > b2")
+    .build())
+
+QUERY1 = "SELECT MIN(salary) AS salary, deptno FROM EMPLOYEE GROUP BY deptno"
+QUERY2 = "SELECT MIN(b2) AS b2, department_num FROM DEPARTMENT GROUP BY department_num"
+
+INNER_JOIN_WITH_EQUAL_PK = (
+    flink_program("join-inner-join-with-equal-pk", "inner join with equal pk",
+                  "INNER_JOIN_WITH_EQUAL_PK")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NUMS, ["+I[1, 1]", "+I[2, 2]", "+I[3, 3]"], ["+I[4, 4]"]))
+    .run_sql(f"INSERT INTO MySink SELECT deptno, department_num FROM ({QUERY1}) JOIN ({QUERY2}) "
+             f"ON deptno = department_num")
+    .build())
+
+INNER_JOIN_WITH_PK = (
+    flink_program("join-inner-join-with-pk", "inner join with pk", "INNER_JOIN_WITH_PK")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NUMS, ["+I[1, 1]", "+I[2, 2]", "+I[3, 2]", "+I[1, 3]"],
+                              ["+I[3, 4]", "+I[2, 4]"], materialized=True))
+    .run_sql(f"INSERT INTO MySink SELECT deptno, department_num FROM ({QUERY1}) JOIN ({QUERY2}) "
+             f"ON salary = b2")
+    .build())
+
+FULL_OUTER = (
+    flink_program("join-outer-join", "outer join", "FULL_OUTER")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(
+        NAMES,
+        ["+I[Adam, null]", "+I[null, Accounting]", "+I[Baker, Research]",
+         "+I[Charlie, Human Resources]", "+I[Charlie, HR]", "+I[Don, Sales]",
+         "+I[Victor, null]"],
+        ["+I[Helena, Engineering]", "+I[Juliet, Engineering]", "+I[Ivana, Research]",
+         "+I[Charlie, People Operations]"], materialized=True))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE FULL OUTER JOIN "
+             "DEPARTMENT ON deptno = department_num")
+    .build())
+
+LEFT_JOIN = (
+    flink_program("join-left-join", "left join", "LEFT_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(
+        NAMES,
+        ["+I[Adam, null]", "+I[Baker, Research]", "+I[Charlie, Human Resources]",
+         "+I[Charlie, HR]", "+I[Don, Sales]", "+I[Victor, null]"],
+        ["+I[Helena, Engineering]", "+I[Juliet, Engineering]", "+I[Ivana, Research]",
+         "+I[Charlie, People Operations]"], materialized=True))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE LEFT JOIN "
+             "DEPARTMENT ON deptno = department_num")
+    .build())
+
+RIGHT_JOIN = (
+    flink_program("join-right-join", "right join", "RIGHT_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(
+        NAMES,
+        ["+I[null, Accounting]", "+I[Baker, Research]", "+I[Charlie, Human Resources]",
+         "+I[Charlie, HR]", "+I[Don, Sales]"],
+        ["+I[Helena, Engineering]", "+I[Juliet, Engineering]", "+I[Ivana, Research]",
+         "+I[Charlie, People Operations]"], materialized=True))
+    .run_sql("insert into MySink SELECT name, department_name FROM EMPLOYEE RIGHT OUTER JOIN "
+             "DEPARTMENT ON deptno = department_num")
+    .build())
+
+SEMI_JOIN = (
+    flink_program("join-semi-join", "semi join", "SEMI_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(("name varchar",), ["+I[Baker]", "+I[Charlie]", "+I[Don]"],
+                              ["+I[Helena]", "+I[Juliet]", "+I[Ivana]"]))
+    .run_sql("insert into MySink SELECT name FROM EMPLOYEE WHERE deptno IN (SELECT "
+             "department_num FROM DEPARTMENT)")
+    .build())
+
+ANTI_JOIN = (
+    flink_program("join-anti-join", "anti join", "ANTI_JOIN")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT_NONULLS)
+    .setup_table_sink(my_sink(("name varchar",), ["+I[Victor]"], ["+I[Juliet]", "+I[Helena]"],
+                              materialized=True))
+    .run_sql("insert into MySink SELECT name FROM EMPLOYEE WHERE deptno NOT IN (SELECT "
+             "department_num FROM DEPARTMENT)")
+    .build())
+
+JOIN_WITH_STATE_TTL_HINT = (
+    flink_program("join-with-state-ttl-hint", "join with state ttl hint",
+                  "JOIN_WITH_STATE_TTL_HINT")
+    .setup_table_source(EMPLOYEE).setup_table_source(DEPARTMENT)
+    .setup_table_sink(my_sink(NUMS, ["+I[1, 1]", "+I[2, 2]", "+I[3, 3]"], ["+I[4, 4]"]))
+    .run_sql(f"INSERT INTO MySink SELECT /*+ STATE_TTL('v1' = '1d', 'v2' = '4d'), "
+             f"STATE_TTL('v2' = '8d') */deptno, department_num FROM ({QUERY1}) v1 JOIN "
+             f"({QUERY2}) v2 ON deptno = department_num")
+    .build())
+
+PROGRAMS = [JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, INNER_JOIN_UPDATING_INPUT,
+            LEFT_JOIN_UPDATING_INPUT, JOIN_NON_EQUI,
+            JOIN_NULL_KEYS, JOIN_UNIQUE_KEYS, JOIN_WITH_STATE_TTL_OPTION,
+            JOIN_STATE_TTL_HINT, NON_WINDOW_INNER_JOIN, NON_WINDOW_INNER_JOIN_WITH_NULL,
+            JOIN_STATE_TTL_EXPIRES]
+
+# Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
+# table in docs/flink-programs.md).
+FILTERABLE = ("table 'EMPLOYEE': unsupported option(s) filterable-fields; the values "
+              "connector takes changelog-mode, connector, path, sink-insert-only")
+MATERIALIZED = ("; without the option (tried, not kept) the sink's final view is Flink's "
+                "before and after rows together, but the harness compares a materialized sink's "
+                "after-restore rows alone with the whole view (Flink's RestoreTestBase compares "
+                "it with before + after)")
+ONLY_OPTION = "; without the option (tried, not kept) it gives Flink's rows"
+NOT_PASSING = {
+    CROSS_JOIN.id: FILTERABLE + "; without the option: 'unsupported: CROSS join.'",
+    JOIN_WITH_FILTER.id: FILTERABLE + ONLY_OPTION,
+    INNER_JOIN_WITH_DUPLICATE_KEY.id: FILTERABLE + ONLY_OPTION,
+    INNER_JOIN_WITH_NON_EQUI_JOIN.id: FILTERABLE + ONLY_OPTION,
+    INNER_JOIN_WITH_EQUAL_PK.id: FILTERABLE + ONLY_OPTION,
+    INNER_JOIN_WITH_PK.id: FILTERABLE + MATERIALIZED,
+    FULL_OUTER.id: FILTERABLE + MATERIALIZED,
+    LEFT_JOIN.id: FILTERABLE + MATERIALIZED,
+    RIGHT_JOIN.id: FILTERABLE + MATERIALIZED,
+    SEMI_JOIN.id: "IN (SELECT ...): 'unsupported: subquery in an expression (only in FROM and "
+                  "WITH).' (no semi join)",
+    ANTI_JOIN.id: "NOT IN (SELECT ...): 'unsupported: subquery in an expression (only in FROM "
+                  "and WITH).' (no anti join)",
+    JOIN_WITH_STATE_TTL_HINT.id: FILTERABLE + ONLY_OPTION,
+}

@@ -59,4 +59,64 @@ WATERMARK_ASSIGNER_COMPUTED_ROWTIME = (
     .run_sql("INSERT INTO Stamped SELECT id, ts FROM Events")
     .build())
 
-PROGRAMS = [WATERMARK_ASSIGNER_PHYSICAL_ROWTIME, WATERMARK_ASSIGNER_COMPUTED_ROWTIME]
+# --- Flink's own programs (WatermarkAssignerTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings; DateTimeUtils.toLocalDateTime(epoch millis) is written as
+# that instant's UTC local date-time. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same.
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+BEFORE_DATA = ([2, 2, "Hello", "2020-04-15 08:00:00", "2020-04-15 08:00:00"],
+               [1, 1, "Hi", "2020-04-15 08:00:01", "2020-04-15 08:00:01"],
+               [3, 2, "Hello world", "2020-04-15 08:00:02", "2020-04-15 08:00:02"],
+               [4, 3, "Hello world, how are you?", "2020-04-15 08:00:03", "2020-04-15 08:00:03"],
+               [5, 3, "I am fine.", "2020-04-15 08:00:04", "2020-04-15 08:00:04"])
+AFTER_DATA = ([7, 4, "Ack", "2020-04-15 08:00:21", "2020-04-15 08:00:21"],
+              [6, 5, "Syn", "2020-04-15 08:00:23", "2020-04-15 08:00:23"],
+              [8, 3, "Syn-Ack", "2020-04-15 08:00:25", "2020-04-15 08:00:25"],
+              [10, 3, "Close", "2020-04-15 08:00:28", "2020-04-15 08:00:28"])
+SOURCE_SCHEMA = ("a INT", "b BIGINT", "c VARCHAR", "ts_string STRING",
+                 "ts TIMESTAMP(3)",  # row_time
+                 "WATERMARK for ts AS ts - INTERVAL '1' SECOND")
+SINK_SCHEMA = ("a INT", "b BIGINT", "ts TIMESTAMP(3)")
+
+
+def flink_program(id, description, constant, options=()):
+    source = SourceTestStep.new_builder("source_t")
+    for key, value in options:
+        source = source.add_option(key, value)
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"WatermarkAssignerTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_table_source(source.add_schema(*SOURCE_SCHEMA)
+                                .producing_before_restore(*BEFORE_DATA)
+                                .producing_after_restore(*AFTER_DATA).build())
+            .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema(*SINK_SCHEMA)
+                              .consuming_before_restore("+I[4, 3, 2020-04-15T08:00:03]",
+                                                        "+I[5, 3, 2020-04-15T08:00:04]")
+                              .consuming_after_restore("+I[8, 3, 2020-04-15T08:00:25]",
+                                                       "+I[10, 3, 2020-04-15T08:00:28]")
+                              .build())
+            .run_sql("INSERT INTO sink_t SELECT a, b, ts FROM source_t WHERE b = 3")
+            .build())
+
+
+WATERMARK_ASSIGNER_BASIC_FILTER = flink_program(
+    "watermark-assigner-basic-filter", "validates watermark assigner with basic filtering",
+    "WATERMARK_ASSIGNER_BASIC_FILTER")
+
+WATERMARK_ASSIGNER_PUSHDOWN_METADATA = flink_program(
+    "watermark-assigner-pushdown-metadata", "validates watermark assigner with pushdown metadata",
+    "WATERMARK_ASSIGNER_PUSHDOWN_METADATA",
+    (("enable-watermark-push-down", "true"), ("readable-metadata", "ts:timestamp(3)"),
+     ("disable-lookup", "true")))
+
+PROGRAMS = [WATERMARK_ASSIGNER_PHYSICAL_ROWTIME, WATERMARK_ASSIGNER_COMPUTED_ROWTIME,
+            WATERMARK_ASSIGNER_BASIC_FILTER]
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    WATERMARK_ASSIGNER_PUSHDOWN_METADATA.id: "table 'source_t': unsupported option(s) "
+                                             "disable-lookup, enable-watermark-push-down, "
+                                             "readable-metadata; the values connector takes "
+                                             "changelog-mode, connector, path, sink-insert-only",
+}

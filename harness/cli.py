@@ -136,6 +136,23 @@ def semantic(node: Optional[str] = NODE, program: Optional[str] = PROGRAM):
 
 
 @app.command()
+def ported(write_docs: bool = typer.Option(False, "--write-docs",
+                                           help="rewrite the table in docs/flink-programs.md")):
+    """Flink's restore-test programs ported here: passing, or why not yet."""
+    from .ported import PORTED_TABLE, ported_programs, ported_table
+
+    try:
+        table = ported_table(ported_programs())
+    except HarnessError as err:
+        _fail(err)
+    if write_docs:
+        changed = PORTED_TABLE.write(table)
+        console.print(f"{'updated' if changed else 'unchanged'}: {PORTED_TABLE.page}")
+    else:
+        typer.echo(table, nl=False)
+
+
+@app.command()
 def audit(snapshots: Path = SNAPSHOTS,
           compile: bool = typer.Option(True, help="compile programs to compare plan shapes "
                                                   "(needs Spark); --no-compile skips that rule")):

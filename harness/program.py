@@ -203,6 +203,11 @@ class TableTestProgramBuilder:
 
 
 def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:
+    """What Flink's RestoreTestBase does with a sink: registers it with FLINK_SINK_DEFAULTS,
+    and, for materialized data, expects the final view to be the before rows plus the after
+    rows (here a materialized sink's after expectation is the whole final view)."""
+    if step.materialized:
+        step = replace(step, expected_after=step.expected_before + step.expected_after)
     options = dict(FLINK_SINK_DEFAULTS)
     options.update(step.options)
     if options == dict(step.options):

@@ -118,15 +118,5 @@ CALC_SARG = flink_program(
     ("a INT",), ["+I[1]"], ["+I[1]"],
     "INSERT INTO sink_t SELECT a FROM source_t WHERE a = 1 or a = 2 or a is null")
 
-PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER]
-
-# Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-FILTERABLE = ("table 'source_t': unsupported option(s) filterable-fields; the values connector "
-              "takes changelog-mode, connector, path, sink-insert-only; without the option "
-              "(tried, not kept) it gives Flink's rows")
-NOT_PASSING = {
-    CALC_PROJECT_PUSHDOWN.id: FILTERABLE,
-    CALC_FILTER_PUSHDOWN.id: FILTERABLE,
-    CALC_SARG.id: FILTERABLE,
-}
+PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
+            CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG]

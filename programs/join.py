@@ -452,30 +452,16 @@ PROGRAMS = [JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, INNER_JOIN_UPDATING_IN
             LEFT_JOIN_UPDATING_INPUT, JOIN_NON_EQUI,
             JOIN_NULL_KEYS, JOIN_UNIQUE_KEYS, JOIN_WITH_STATE_TTL_OPTION,
             JOIN_STATE_TTL_HINT, NON_WINDOW_INNER_JOIN, NON_WINDOW_INNER_JOIN_WITH_NULL,
-            JOIN_STATE_TTL_EXPIRES]
+            JOIN_STATE_TTL_EXPIRES, JOIN_WITH_FILTER, INNER_JOIN_WITH_DUPLICATE_KEY,
+            INNER_JOIN_WITH_NON_EQUI_JOIN, INNER_JOIN_WITH_EQUAL_PK, INNER_JOIN_WITH_PK,
+            FULL_OUTER, LEFT_JOIN, RIGHT_JOIN, JOIN_WITH_STATE_TTL_HINT]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).
-FILTERABLE = ("table 'EMPLOYEE': unsupported option(s) filterable-fields; the values "
-              "connector takes changelog-mode, connector, path, sink-insert-only")
-MATERIALIZED = ("; without the option (tried, not kept) the sink's final view is Flink's "
-                "before and after rows together, but the harness compares a materialized sink's "
-                "after-restore rows alone with the whole view (Flink's RestoreTestBase compares "
-                "it with before + after)")
-ONLY_OPTION = "; without the option (tried, not kept) it gives Flink's rows"
 NOT_PASSING = {
-    CROSS_JOIN.id: FILTERABLE + "; without the option: 'unsupported: CROSS join.'",
-    JOIN_WITH_FILTER.id: FILTERABLE + ONLY_OPTION,
-    INNER_JOIN_WITH_DUPLICATE_KEY.id: FILTERABLE + ONLY_OPTION,
-    INNER_JOIN_WITH_NON_EQUI_JOIN.id: FILTERABLE + ONLY_OPTION,
-    INNER_JOIN_WITH_EQUAL_PK.id: FILTERABLE + ONLY_OPTION,
-    INNER_JOIN_WITH_PK.id: FILTERABLE + MATERIALIZED,
-    FULL_OUTER.id: FILTERABLE + MATERIALIZED,
-    LEFT_JOIN.id: FILTERABLE + MATERIALIZED,
-    RIGHT_JOIN.id: FILTERABLE + MATERIALIZED,
+    CROSS_JOIN.id: "'unsupported: CROSS join.' (a join without keys)",
     SEMI_JOIN.id: "IN (SELECT ...): 'unsupported: subquery in an expression (only in FROM and "
                   "WITH).' (no semi join)",
     ANTI_JOIN.id: "NOT IN (SELECT ...): 'unsupported: subquery in an expression (only in FROM "
                   "and WITH).' (no anti join)",
-    JOIN_WITH_STATE_TTL_HINT.id: FILTERABLE + ONLY_OPTION,
 }

@@ -110,10 +110,11 @@ def explain(plan_file: Path = typer.Argument(..., exists=True, dir_okay=False)):
 def nodes(write_docs: bool = typer.Option(False, "--write-docs",
                                           help="rewrite the catalog in docs/streamplan.md")):
     """The exec nodes this engine runs: versions and state (docs/streamplan.md's catalog)."""
-    from .catalog import DOCS, node_table, write_docs as write
+    from .catalog import NODE_CATALOG, node_table
 
     if write_docs:
-        console.print(f"{'updated' if write() else 'unchanged'}: {DOCS}")
+        changed = NODE_CATALOG.write(node_table())
+        console.print(f"{'updated' if changed else 'unchanged'}: {NODE_CATALOG.page}")
     else:
         typer.echo(node_table(), nl=False)
 

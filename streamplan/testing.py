@@ -15,6 +15,7 @@ from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersi
 from .json_diff import describe_changes, json_changes
 from .json_input import parse_json, surrogate_problem
 from .durations import parse_duration_ms
+from .generated_docs import DOCS, GeneratedBlock
 from .executor import (RunResult, SinkOutput, advances_event_time, phased_steps, step_layout,
                        step_times)
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
@@ -55,7 +56,7 @@ __all__ = [
     "load_plan", "read_plan_text", "parse_plan_document", "load_plan_nodes", "build_plan",
     "spark_session",
     # running and changelogs
-    "FeedRow", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
+    "FeedRow", "DOCS", "GeneratedBlock", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
     "materialized_texts", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
     # scripts and tables
     "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",

@@ -25,6 +25,12 @@ VALUES_OPTIONS: dict[str, tuple[str, Optional[Callable[[str], None]]]] = {
                        _changelog_mode),
     "path": ("a JSON file of rows", None),
     "sink-insert-only": ("'true' or 'false'", _boolean),
+    # Flink's values connector options that only shape its plan (a filter or watermark the
+    # source may take over, lookup joins against it): accepted, so Flink's programs run as
+    # written; results do not depend on them.
+    "filterable-fields": ("column names separated by ';' (a planning hint; ignored)", None),
+    "enable-watermark-push-down": ("'true' or 'false' (a planning hint; ignored)", _boolean),
+    "disable-lookup": ("'true' or 'false' (a planning hint; ignored)", _boolean),
 }
 
 

@@ -3,12 +3,12 @@
 unsupported. It fails when the code and the page disagree."""
 from __future__ import annotations
 
-from streamplan.catalog import DOCS, documented_table, node_table
+from streamplan.catalog import NODE_CATALOG, node_table
 from streamplan.nodes import NODE_CLASSES
 
 
 def test_the_docs_catalog_is_the_registrys():
-    assert documented_table(DOCS.read_text()) == node_table(), (
+    assert NODE_CATALOG.documented() == node_table(), (
         "docs/streamplan.md's node catalog is out of date: run `./run.sh streamplan nodes "
         "--write-docs` and commit the page")
 
@@ -23,10 +23,18 @@ def test_every_stateful_node_says_what_its_state_holds():
 
 
 def test_writing_the_catalog_replaces_only_the_block(tmp_path):
-    from streamplan.catalog import BEGIN, END, write_docs
-
+    begin, end = NODE_CATALOG.begin, NODE_CATALOG.end
     page = tmp_path / "page.md"
-    page.write_text(f"before\n{BEGIN}\n{END}\nafter\n")
-    assert write_docs(page) is True
-    assert page.read_text() == f"before\n{BEGIN}\n{node_table()}{END}\nafter\n"
-    assert write_docs(page) is False           # a second run changes nothing
+    page.write_text(f"before\n{begin}\n{end}\nafter\n")
+    assert NODE_CATALOG.write(node_table(), page) is True
+    assert page.read_text() == f"before\n{begin}\n{node_table()}{end}\nafter\n"
+    assert NODE_CATALOG.write(node_table(), page) is False      # a second run changes nothing
+
+
+def test_a_page_without_the_markers_says_which_lines_to_add(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("no markers\n")
+    import pytest
+
+    with pytest.raises(ValueError, match="node catalog markers are missing"):
+        NODE_CATALOG.write(node_table(), page)

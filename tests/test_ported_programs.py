@@ -3,20 +3,13 @@ Flink's RestoreTestBase applies, and the table in docs/flink-programs.md that li
 ported program — passing or not — so none disappears unnoticed."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import re
-from pathlib import Path
-
 import pytest
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from harness.errors import ProgramError
-
-import programs
+from harness.ported import PORTED_TABLE, ported_programs, ported_table
 
 COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
-DOC = Path(__file__).resolve().parents[1] / "docs" / "flink-programs.md"
 
 
 def builder(sink_options=()):
@@ -60,36 +53,43 @@ def test_a_bad_source_is_refused_with_what_it_should_be(reference, commit, messa
         builder().ported_from(reference, commit)
 
 
-def _program_modules():
-    for info in pkgutil.iter_modules(programs.__path__):
-        yield importlib.import_module(f"programs.{info.name}")
+def test_the_docs_table_is_the_modules():
+    assert PORTED_TABLE.documented() == ported_table(ported_programs()), (
+        "docs/flink-programs.md's table is out of date: run `./run.sh harness ported "
+        "--write-docs` and commit the page")
 
 
-def _documented() -> dict[str, str]:
-    """reference -> status, from the table of docs/flink-programs.md."""
-    rows = re.findall(r"^\| \w[\w-]* \| `(\w+\.java#\w+)` @ [0-9a-f]{12} \| (.+) \|$",
-                      DOC.read_text(), re.M)
-    return dict(rows)
+def test_every_ported_program_is_named_as_flink_names_it_and_has_a_status(tmp_path, monkeypatch):
+    ported = ported_programs()
+    assert ported and all(entry.program.ported_from for entry in ported)
+    # a ported program left out of both lists is named
+    package = tmp_path / "stray_programs"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "calc.py").write_text(
+        "from harness import SinkTestStep, SourceTestStep, TableTestProgram\n"
+        "SIMPLE_CALC = (TableTestProgram.of('calc-stray', 'x')\n"
+        f"    .ported_from('CalcTestPrograms.java#SIMPLE_CALC', '{COMMIT}')\n"
+        "    .setup_table_source(SourceTestStep.new_builder('T').add_schema('a INT')\n"
+        "                        .producing_before_restore([1]).build())\n"
+        "    .setup_table_sink(SinkTestStep.new_builder('S').add_schema('a INT')\n"
+        "                      .consuming_before_restore('+I[1]').build())\n"
+        "    .run_sql('INSERT INTO S SELECT a FROM T').build())\n"
+        "PROGRAMS = []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ProgramError, match="calc-stray .* is neither in PROGRAMS nor in NOT_PASSING"):
+        ported_programs("stray_programs")
 
 
-def test_every_ported_program_is_in_the_docs_table_with_its_status():
-    documented = _documented()
-    assert documented, "docs/flink-programs.md lists no ported program"
-    found = {}
-    for module in _program_modules():
-        running = {program.id for program in getattr(module, "PROGRAMS", [])}
-        not_passing = getattr(module, "NOT_PASSING", {})
-        assert not running & set(not_passing), f"{module.__name__}: listed as not passing " \
-                                               f"but in PROGRAMS: {running & set(not_passing)}"
-        for value in vars(module).values():
-            if isinstance(value, TableTestProgram) and value.ported_from is not None:
-                reference = value.ported_from.reference
-                constant = reference.split("#")[1]
-                assert getattr(module, constant, None) is value, \
-                    f"{value.id}: the module names it {constant}, as Flink does"
-                assert value.id in running | set(not_passing), \
-                    f"{value.id} ({reference}) is neither run nor listed as not passing"
-                found[reference] = "passes" if value.id in running else "not passing"
-    assert set(found) == set(documented), "docs/flink-programs.md and the ported programs differ"
-    for reference, status in found.items():
-        assert documented[reference].startswith(status), (reference, documented[reference])
+def test_a_ported_materialized_sink_expects_before_and_after_together_as_flink_does():
+    sink = (SinkTestStep.new_builder("S").add_schema("a INT", "PRIMARY KEY (a) NOT ENFORCED")
+            .testing_materialized_data().consuming_before_restore("+I[1]")
+            .consuming_after_restore("+I[2]"))
+    program = (TableTestProgram.of("calc-materialized", "x")
+               .setup_table_source(SourceTestStep.new_builder("T").add_schema("a INT")
+                                   .producing_before_restore([1]).producing_after_restore([2])
+                                   .build())
+               .setup_table_sink(sink.build()).run_sql("INSERT INTO S SELECT a FROM T"))
+    assert program.build().sinks["S"].expected_after == ("+I[2]",)
+    ported = program.ported_from("CalcTestPrograms.java#SIMPLE_CALC", COMMIT).build()
+    assert ported.sinks["S"].expected_after == ("+I[1]", "+I[2]")

@@ -30,6 +30,9 @@ BAD_VALUES = {
     "sink-insert-only maybe": ("sink-insert-only", "maybe", r"'maybe' is not a boolean; "
                                                             r"'sink-insert-only' takes 'true' or "
                                                             r"'false'"),
+    "disable-lookup yes": ("disable-lookup", "yes", r"'yes' is not a boolean; 'disable-lookup' "
+                                                   r"takes 'true' or 'false' \(a planning hint; "
+                                                   r"ignored\)"),
 }
 
 
@@ -57,6 +60,14 @@ def plan_script(source_option: tuple[str, str] = ("changelog-mode", "I"),
 def test_valid_options_get_past_the_tables():
     with pytest.raises(_ReachedSpark):
         plan_script(("changelog-mode", "i, ub,UA,D"), ("sink-insert-only", "FALSE"))
+
+
+@pytest.mark.parametrize("option", [("filterable-fields", "a"), ("disable-lookup", "true"),
+                                    ("enable-watermark-push-down", "false")])
+def test_flinks_planning_hints_of_the_values_connector_are_accepted(option):
+    # Flink's own programs declare them; they shape Flink's plan, not the results
+    with pytest.raises(_ReachedSpark):
+        plan_script(option)
 
 
 @pytest.mark.parametrize("key, value, takes", BAD_VALUES.values(), ids=BAD_VALUES.keys())

@@ -76,8 +76,10 @@ def _check_data_unchanged(fixture: Fixture, program: TableTestProgram, manifest:
 def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifest,
                   plan: CompiledPlan, spark) -> RunResult:
     """A temp copy of the fixture's checkpoint resumed with `plan`, fed the after-restore
-    data and checked against the after-restore expectations."""
-    env = program_environment(program, spark)
+    data and checked against the after-restore expectations. The session sets none of the
+    program's options (their defaults, other values than the plan's): a node must run on what
+    its plan persisted, so one that read the session instead fails here."""
+    env = program_environment(program, spark, program_config=False)
     prior = {sink.table.identifier: decode_rows(
                  manifest.outputs.get(sink.table.identifier, []), sink.row_type,
                  f"fixture {fixture.id}: {MANIFEST} beforeRestoreOutput of {sink.table.identifier}")

@@ -16,7 +16,7 @@ from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunR
                                 StreamPlanError, TableEnvironment, advances_event_time,
                                 phased_steps, source_scans, step_layout, step_times)
 
-from .compare import materialized_view, rows_diff
+from .compare import materialized_view, order_diff, rows_diff
 from .discovery import check_runnable
 from .errors import ExpectationMismatch, ProgramError
 from .program import TableTestProgram
@@ -39,12 +39,14 @@ def default_spark(spark=None):
     return spark_session()
 
 
-def program_environment(program: TableTestProgram, spark=None) -> TableEnvironment:
-    """A fresh environment holding the program's config and tables."""
+def program_environment(program: TableTestProgram, spark=None,
+                        program_config: bool = True) -> TableEnvironment:
+    """A fresh environment holding the program's tables, and its config unless
+    `program_config` is False: then the session sets none of the program's options."""
     check_runnable(program)
     env = TableEnvironment(spark=default_spark(spark))
     try:
-        for step in program.config_steps:
+        for step in program.config_steps if program_config else ():
             env.config.set(step.key, step.value)
         env.execute_sql(program.setup_script(), source=f"program {program.id}")
     except StreamPlanError as err:
@@ -133,6 +135,8 @@ def check_outputs(program: TableTestProgram, result: RunResult, stage: Stage,
             expected = {"before": sink.expected_before, "after": sink.expected_after,
                         "all": sink.expected_before + sink.expected_after}[stage]
         diff = rows_diff(list(expected), actual)
+        if diff is None and not sink.materialized:
+            diff = order_diff(list(expected), actual, sink.key_indexes())
         if diff is not None:
             mode = "materialized view" if sink.materialized else "changelog"
             diffs.append(f"sink '{name}' ({mode}):\n{diff}")

@@ -27,7 +27,8 @@ from .options import Configuration, lookup_option, option_exists
 from .plan import (CompiledPlan, build_plan, load_plan, load_plan_nodes, parse_plan_document,
                    read_plan_text)
 from .planner.planner import table_row_type
-from .runtime.changelog_sink import ChangelogRow, materialized_texts
+from .runtime.changelog_sink import ChangelogRow
+from .runtime.rows import format_row
 from .runtime.rows import brief_repr, to_json, to_python
 from .sql.ast import CreateTable, Insert, StatementSet
 from .sql.parser import parse_script
@@ -57,7 +58,7 @@ __all__ = [
     "spark_session",
     # running and changelogs
     "FeedRow", "DOCS", "GeneratedBlock", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
-    "materialized_texts", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
+    "format_row", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
     # scripts and tables
     "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",
     # nodes, options, versions

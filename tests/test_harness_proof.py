@@ -14,6 +14,7 @@ import streamplan.options as options
 from harness.audit import (CHECKS, check_annotations, check_consumed_options, check_restore_completeness,
                            check_version_rules)
 from harness.errors import ExpectationMismatch, FixtureError, FrozenFixtureError
+from streamplan.errors import ExecutionError
 from harness.fixtures import fixture_for, read_manifest, scan_snapshots
 from harness.gate import run_gate
 from harness.generate import generate_fixture
@@ -126,6 +127,26 @@ def test_generate_refuses_frozen_versions_and_hiding_a_layout_break(spark, snaps
 
 
 # --- restore -------------------------------------------------------------------------------------
+
+def test_a_node_that_reads_the_session_instead_of_its_plan_fails_the_restore(spark, generated):
+    """sink-tiny persists 'table.exec.sink.not-null-enforcer' = 'DROP' in its plan; a restore
+    runs under a session that sets none of the program's options (the default: ERROR). A sink
+    that read the session instead of its plan fails on the NULL row after the restore."""
+    from streamplan.options import NodeConfiguration
+    from streamplan.nodes.sink import StreamExecSink
+
+    @exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
+               consumed_options=("table.exec.sink.not-null-enforcer",))
+    class SessionReadingSink(StreamExecSink):
+        def options_view(self, session):
+            return NodeConfiguration(f"node {self.id}", self.metadata.consumed_options, {},
+                                     session)
+
+    (fixture,) = [f for f in scan_snapshots(generated)[0] if f.program_id == "sink-tiny"]
+    restore_fixture(fixture, PROGRAMS, spark=spark)               # today's sink: passes
+    with pytest.raises(ExecutionError, match="NOT NULL"):
+        restore_fixture(fixture, PROGRAMS, registry_with(SessionReadingSink), spark=spark)
+
 
 def test_restore_resumes_state_from_a_copy_and_never_touches_the_fixture(spark, generated):
     before = tree_digest(generated)

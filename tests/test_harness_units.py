@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from harness.portable_checkpoint import PLACEHOLDER, make_portable, materialize, state_variables
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
-from harness.compare import materialized_view, rows_diff
+from harness.compare import materialized_view, order_diff, rows_diff
 from harness.runner import check_outputs
 from streamplan.executor import RunResult, SinkOutput
 from harness.errors import ExpectationMismatch, FixtureError
@@ -80,8 +80,50 @@ def test_materialized_view_applies_the_changelog_by_key_or_as_a_bag():
             ChangelogRow(RowKind.INSERT, (2, "c")), ChangelogRow(RowKind.DELETE, (2, "c"))]
     assert materialized_view(rows, [0], row_type, "w") == ["+I[1, b]"]
     assert materialized_view(rows, None, row_type, "w") == ["+I[1, a]", "+I[1, b]"]
-    with pytest.raises(ExpectationMismatch, match="(?s)w: .*cannot be materialized: retraction"):
+    with pytest.raises(ExpectationMismatch, match=r"(?s)w: .*cannot be materialized: change #0 "
+                                                  r"-D\[9, x\] retracts a row the sink does not hold"):
         materialized_view([ChangelogRow(RowKind.DELETE, (9, "x"))], None, row_type, "w")
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([ChangelogRow(RowKind.DELETE, (9, "x"))], r"change #0 -D\[9, x\] retracts a key the sink "
+                                              r"does not hold"),
+    ([ChangelogRow(RowKind.INSERT, (1, "a")), ChangelogRow(RowKind.UPDATE_BEFORE, (1, "z"))],
+     r"change #1 -U\[1, z\] retracts \+I\[1, a\], the row the sink holds for its key, with other "
+     r"values"),
+])
+def test_a_keyed_view_refuses_a_retraction_it_cannot_match_as_flinks_test_sink(rows, message):
+    row_type = parse_row_type("ROW<`id` INT, `v` STRING>")
+    with pytest.raises(ExpectationMismatch, match=message):
+        materialized_view(rows, [0], row_type, "w")
+
+
+def test_changes_of_one_key_must_come_in_the_listed_order():
+    expected = ["+I[1, a]", "+I[2, x]", "-U[1, a]", "+U[1, b]"]
+    assert order_diff(expected, ["+I[2, x]", "+I[1, a]", "-U[1, a]", "+U[1, b]"], [0]) is None
+    swapped = ["+I[1, a]", "+I[2, x]", "+U[1, b]", "-U[1, a]"]
+    diff = order_diff(expected, swapped, [0])
+    assert diff.splitlines() == ["  the changes of key [1] come in another order:",
+                                 "    expected: +I[1, a], -U[1, a], +U[1, b]",
+                                 "    actual:   +I[1, a] (#0), +U[1, b] (#2), -U[1, a] (#3)"]
+    # without a primary key a row is its own key: a -D of a row before its re-insert
+    assert order_diff(["+I[1, a]", "-D[1, a]", "+I[1, a]"], ["+I[1, a]", "+I[1, a]", "-D[1, a]"],
+                      None) is not None
+
+
+def test_check_outputs_fails_on_the_order_of_a_keys_changes():
+    row_type = parse_row_type("ROW<`id` INT, `v` STRING>")
+    program = (TableTestProgram.of("calc-order", "order")
+               .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
+                                   .producing_before_restore([1, "a"]).build())
+               .setup_table_sink(SinkTestStep.new_builder("Out")
+                                 .add_schema("id INT", "v STRING", "PRIMARY KEY (id) NOT ENFORCED")
+                                 .consuming_before_restore("+I[1, a]", "-D[1, a]").build())
+               .run_sql("INSERT INTO Out SELECT * FROM T").build())
+    rows = [ChangelogRow(RowKind.DELETE, (1, "a")), ChangelogRow(RowKind.INSERT, (1, "a"))]
+    with pytest.raises(ExpectationMismatch, match=r"(?s)sink 'Out' \(changelog\):.*key \[1\] come "
+                                                  r"in another order"):
+        check_outputs(program, _result("Out", rows, row_type), "before")
 
 
 # ------------------------------------------------------------------------------ plan shape

@@ -199,7 +199,9 @@ class ExecNode(PlanModel):
 
 @dataclass
 class TranslateContext:
-    """What translation needs besides the node: Spark, the effective config, bindings."""
+    """What translation needs besides the node: Spark, the session's config, bindings. A node
+    reads its options through `options(node)` only: the values its plan persisted, the
+    session's only for an option the plan does not hold."""
 
     spark: "SparkSession"
     config: Configuration

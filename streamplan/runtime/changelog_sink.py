@@ -62,32 +62,3 @@ def read_batches(directory: Path, row_type: RowType, ids: list[int]) -> list[Cha
             rows.append(ChangelogRow(RowKind.from_short(kind),
                                      tuple(to_python(v, t) for v, t in zip(values, types))))
     return rows
-
-
-def materialize(rows: list[ChangelogRow], key_indexes: Optional[list[int]]) -> list[tuple]:
-    """Apply a changelog: by primary key when there is one, else as a multiset of rows."""
-    if key_indexes:
-        table: dict[tuple, tuple] = {}
-        for row in rows:
-            key = tuple(row.values[i] for i in key_indexes)
-            if row.kind.is_accumulate:
-                table[key] = row.values
-            else:
-                table.pop(key, None)
-        return list(table.values())
-    bag: list[tuple] = []
-    for row in rows:
-        if row.kind.is_accumulate:
-            bag.append(row.values)
-        elif row.values in bag:
-            bag.remove(row.values)
-        else:
-            raise ValueError(f"retraction of a row that is not in the view: {row.text()}")
-    return bag
-
-
-def materialized_texts(rows: list[ChangelogRow], key_indexes: Optional[list[int]],
-                       row_type: RowType) -> list[str]:
-    return sorted(format_row(RowKind.INSERT, values, row_type)
-                  for values in materialize(rows, key_indexes))
-

@@ -104,3 +104,14 @@ def materialized_view(rows: list[ChangelogRow], key_indexes: Optional[list[int]]
                       for values in materialize(rows, key_indexes, row_type))
     except ValueError as err:
         raise ExpectationMismatch(where, f"  the changelog cannot be materialized: {err}") from None
+
+
+def view_of_texts(texts: list[str], key_indexes: Optional[list[int]], where: str) -> list[str]:
+    """The materialized view of a changelog given as row texts (an expectation, or what a
+    sink wrote rendered as text), as sorted `+I[...]` texts."""
+    rows = [ChangelogRow(RowKind.from_short(text[:2]), tuple(split_values(text[3:-1])))
+            for text in texts]
+    try:
+        return sorted(f"+I[{', '.join(values)}]" for values in materialize(rows, key_indexes, None))
+    except ValueError as err:
+        raise ExpectationMismatch(where, f"  the changelog cannot be materialized: {err}") from None

@@ -47,6 +47,7 @@ from sqlglot import exp
 
 from streamplan.testing import brief_repr, parse_script, to_json
 
+from .batches import ROW, SHAPES
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,
                     StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, render_ddl,
@@ -78,6 +79,7 @@ class TableTestProgram:
     description: str
     steps: tuple[TestStep, ...]
     ported_from: Optional[FlinkSource] = None
+    batch_shape: str = ROW             # how its fixtures group rows into micro-batches
 
     __test__ = False       # not a pytest test class despite the name
 
@@ -119,6 +121,8 @@ class TableTestProgram:
         for name, step in self.sources.items():
             if step.clock_advances("before"):      # absent otherwise: older fingerprints hold
                 data[name]["clock"] = step.clock_advances("before")
+        if self.batch_shape != ROW:                # likewise
+            data = {"tables": data, "batch shape": self.batch_shape}
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -134,6 +138,7 @@ class TableTestProgramBuilder:
         self._description = description
         self._steps: list[TestStep] = []
         self._ported_from: Optional[FlinkSource] = None
+        self._batch_shape = ROW
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
         """A program transcribed from Flink's restore tests, as it is there:
@@ -146,6 +151,17 @@ class TableTestProgramBuilder:
             raise ProgramError(f"program {self._id}: ported_from needs the apache/flink commit "
                                f"it was read at (40 hex digits), got {shown(commit)}")
         self._ported_from = FlinkSource(reference, commit)
+        return self
+
+    def in_batches(self, shape: str) -> "TableTestProgramBuilder":
+        """How the program's fixtures group its rows into micro-batches (harness.batches):
+        'row' (one row a batch, the default), 'phase' (a phase's rows together, split only
+        where the clock advances) or 'random' (seeded groups). Its checkpoints then hold state
+        written by batches of that shape."""
+        if shape not in SHAPES:
+            raise ProgramError(f"program {self._id}: batch shape {shown(shape)} is none of "
+                               f"{', '.join(SHAPES)}")
+        self._batch_shape = shape
         return self
 
     def setup_config(self, key: str, value: str) -> "TableTestProgramBuilder":
@@ -197,7 +213,8 @@ class TableTestProgramBuilder:
         if self._ported_from is not None:
             steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
                           else step for step in steps)
-        program = TableTestProgram(self._id, self._description, steps, self._ported_from)
+        program = TableTestProgram(self._id, self._description, steps, self._ported_from,
+                                   self._batch_shape)
         _validate(program)
         return program
 

@@ -16,7 +16,8 @@ from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunR
                                 StreamPlanError, TableEnvironment, advances_event_time,
                                 phased_steps, source_scans, step_layout, step_times)
 
-from .compare import materialized_view, order_diff, rows_diff
+from .batches import chunk_sizes, other_shape
+from .compare import materialized_view, order_diff, rows_diff, view_of_texts
 from .discovery import check_runnable
 from .errors import ExpectationMismatch, ProgramError
 from .program import TableTestProgram
@@ -65,8 +66,9 @@ def compile_program(program: TableTestProgram, spark=None) -> tuple[TableEnviron
 
 def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProgram,
                phases: list[Phase], end_of_input: bool, checkpoint: Path,
-               output: Optional[Path] = None) -> RunResult:
-    """Feed the sources' rows of `phases` (typed by the plan's scans) through `plan`."""
+               output: Optional[Path] = None, shape: Optional[str] = None) -> RunResult:
+    """Feed the sources' rows of `phases` (typed by the plan's scans) through `plan`, grouped
+    into micro-batches of `shape` (by default the program's own, harness.batches)."""
     row_types = {scan.table.identifier: scan.row_type for scan in source_scans(plan)}
     missing = sorted(set(row_types) - set(program.sources))
     if missing:
@@ -75,28 +77,31 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
     data = [{table: program.sources[table].feed_rows(phase, row_type)
              for table, row_type in row_types.items()} for phase in phases]
     tables, event_time = sorted(row_types), advances_event_time(plan)
-    steps = phased_steps(data, tables, end_of_input, event_time)
+    advances = [(index, at, ms) for index, phase in enumerate(phases) for table in tables
+                for at, ms in program.sources[table].clock_advances(phase)]
+    lengths = [max((len(phase[table]) for table in tables), default=0) for phase in data]
+    chunks = chunk_sizes(shape or program.batch_shape, lengths,
+                         [{at for index_, at, _ in advances if index_ == index}
+                          for index in range(len(data))], seed=program.id)
+    steps = phased_steps(data, tables, end_of_input, event_time, chunks)
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
                                 data=steps, processing_time_ms=TEST_CLOCK_START_MS,
-                                step_times_ms=program_step_times(program, phases, data, tables,
-                                                                 end_of_input, event_time))
+                                step_times_ms=program_step_times(
+                                    program, step_layout(data, tables, end_of_input, event_time,
+                                                         chunks), advances))
 
 
-def program_step_times(program: TableTestProgram, phases: list[Phase], data: list[dict],
-                       tables: list[str], end_of_input: bool,
-                       event_time: bool) -> Optional[list[int]]:
+def program_step_times(program: TableTestProgram, layout: list,
+                       advances: list[tuple[int, int, int]]) -> Optional[list[int]]:
     """The processing time of every step when the program moves the clock
     (`advance_processing_time`), counted from TEST_CLOCK_START_MS over both phases, so a
     restore's steps are at the times the semantic run gives them; None when it never moves
     (the clock stands still, as for every program before clock steps existed)."""
-    advances = [(index, at, ms) for index, phase in enumerate(phases) for table in tables
-                for at, ms in program.sources[table].clock_advances(phase)]
-    if not any(program.sources[table].clock_advances(phase)
-               for phase in ("before", "after") for table in tables):
+    if not any(step.clock_advances(phase) for step in program.sources.values()
+               for phase in ("before", "after")):
         return None
-    return step_times(step_layout(data, tables, end_of_input, event_time), TEST_CLOCK_START_MS,
-                      advances)
+    return step_times(layout, TEST_CLOCK_START_MS, advances)
 
 
 # Spark waits a fixed 10 s for a new Python worker to connect back; on an oversubscribed
@@ -145,13 +150,46 @@ def check_outputs(program: TableTestProgram, result: RunResult, stage: Stage,
 
 
 def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
-    """All data in one run without a restore; checks before + after expectations."""
+    """All data in one run without a restore, checked against the before + after
+    expectations — in another batch shape than the program's fixtures (batch invariance),
+    unless the plan has event time (Spark advances watermarks at batch boundaries, so
+    event-time results depend on them by design). The changelog must match where it cannot
+    depend on the batches: at most one stateful node (the values source reads a batch as one
+    partition in arrival order, so the first keyed node sees each key's rows in order; a
+    second one sees its upstream keys interleaved by partition within a batch, as a Flink
+    operator sees its upstream subtasks) whose changelog is batch-invariant
+    (`CHANGELOG_BATCH_INVARIANT`). Elsewhere the materialized result must match."""
     env, plan = compile_program(program, spark)
+    shape = program.batch_shape if advances_event_time(plan) else other_shape(
+        program.batch_shape, program.id)
 
     def attempt() -> RunResult:
         with tempfile.TemporaryDirectory(prefix="harness-semantic-") as work:
-            return run_phases(env, plan, program, ["before", "after"], True, Path(work) / "checkpoint")
+            return run_phases(env, plan, program, ["before", "after"], True,
+                              Path(work) / "checkpoint", shape=shape)
 
     result = retry_worker_start(attempt)
-    check_outputs(program, result, "all")
+    stateful = [node for node in plan.nodes if node.state or node.arity == 2]
+    invariant = len(stateful) <= 1 and all(node.CHANGELOG_BATCH_INVARIANT for node in plan.nodes)
+    if shape == program.batch_shape or invariant:
+        check_outputs(program, result, "all")
+    else:
+        check_views(program, result, f"{shape} batches")
     return result
+
+
+def check_views(program: TableTestProgram, result: RunResult, label: str) -> None:
+    """Every sink's materialized result equals the one its expected changelog gives."""
+    diffs = []
+    for name, sink in sorted(program.sinks.items()):
+        where = f"program {program.id}, sink '{name}', {label}"
+        output = result.sinks[name]
+        actual = view_of_texts(output.texts, sink.key_indexes(), where)
+        expected = (list(sink.expected_after) if sink.materialized else
+                    view_of_texts(list(sink.expected_before + sink.expected_after),
+                                  sink.key_indexes(), where))
+        diff = rows_diff(expected, actual)
+        if diff is not None:
+            diffs.append(f"sink '{name}' (materialized result):\n{diff}")
+    if diffs:
+        raise ExpectationMismatch(f"program {program.id}, {label}", "\n".join(diffs))

@@ -150,6 +150,26 @@ CHANGELOG_SOURCE = (
     .run_sql("INSERT INTO sink_t SELECT a, b, c FROM source_t")
     .build())
 
+# Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
+# checkpoint holds state written by a batch with several rows of one key, processed in
+# arrival order as Flink processes records.
+CHANGELOG_NORMALIZE_BATCHED = (
+    TableTestProgram.of("changelog-normalize-batched", "an upsert key updated twice in one "
+                        "micro-batch")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("A").add_schema(*ACCOUNTS)
+                        .add_option("changelog-mode", "I,UA,D")
+                        .producing_before_restore([1, 10], update(1, 15), [2, 20], update(1, 16))
+                        .producing_after_restore(delete(2, 0), update(1, 17), [3, 30]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("id INT", "balance INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 10]", "-U[1, 10]", "+U[1, 15]",
+                                                "+I[2, 20]", "-U[1, 15]", "+U[1, 16]")
+                      .consuming_after_restore("-D[2, 20]", "-U[1, 16]", "+U[1, 17]",
+                                               "+I[3, 30]").build())
+    .run_sql("INSERT INTO S SELECT * FROM A")
+    .build())
+
 PROGRAMS = [CHANGELOG_NORMALIZE_UPSERT, CHANGELOG_NORMALIZE_DELETE,
             CHANGELOG_NORMALIZE_DUPLICATE_UPDATES, CHANGELOG_NORMALIZE_CDC_DUPLICATES,
-            CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_SOURCE, CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES]
+            CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_SOURCE, CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES, CHANGELOG_NORMALIZE_BATCHED]

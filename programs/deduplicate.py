@@ -178,6 +178,21 @@ DEDUPLICATE_DESC = flink_program(
     ["+U[6, jerry, pen, 6000]", "+U[7, larry, apple, 7000]", "+I[8, bill, banana, 8000]",
      "+U[9, carol, apple, 9000]"])
 
+# Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
+# checkpoint holds state written by a batch with several rows of one key, processed in
+# arrival order as Flink processes records.
+DEDUPLICATE_BATCHED = (
+    TableTestProgram.of("deduplicate-batched", "keep the last row by arrival when a key's rows "
+                        "share a micro-batch")
+    .in_batches("phase")
+    .setup_table_source(proctime_source([["a", 1], ["a", 2], ["b", 3]],
+                                        [["a", 4], ["b", 5], ["b", 6]]))
+    .setup_table_sink(sink(["+I[a, 1]", "-U[a, 1]", "+U[a, 2]", "+I[b, 3]"],
+                           ["-U[a, 2]", "+U[a, 4]", "-U[b, 3]", "+U[b, 5]", "-U[b, 5]",
+                            "+U[b, 6]"]))
+    .run_sql(DEDUP.format(order="pt DESC"))
+    .build())
+
 PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
             DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
-            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES]
+            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES, DEDUPLICATE_BATCHED]

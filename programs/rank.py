@@ -232,9 +232,24 @@ RANK_STATE_TTL_EXPIRES = (
     .run_sql(RANKED.format(columns="k, v, id", condition="rn <= 1"))
     .build())
 
+# Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
+# checkpoint holds state written by a batch with several rows of one key, processed in
+# arrival order as Flink processes records.
+RANK_BATCHED = (
+    TableTestProgram.of("rank-batched", "top 2 per key when a key's rows share a micro-batch")
+    .in_batches("phase")
+    .setup_table_source(source(*ROWS))
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "v INT", "id INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 5, 1]", "+I[a, 3, 2]", "-D[a, 3, 2]",
+                                                "+I[a, 4, 3]", "+I[b, 1, 4]")
+                      .consuming_after_restore("-D[a, 4, 3]", "+I[a, 6, 5]", "+I[b, 2, 7]").build())
+    .run_sql(RANKED.format(columns="k, v, id", condition="rn <= 2"))
+    .build())
+
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
             RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
-            RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES]
+            RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES, RANK_BATCHED]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).

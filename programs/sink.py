@@ -144,6 +144,24 @@ SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY = (
     .run_sql("INSERT INTO S SELECT k, v, COUNT(*) FROM O GROUP BY k, v ON CONFLICT DO DEDUPLICATE")
     .build())
 
+# The materializer fed multi-row micro-batches (`in_batches("phase")`): each phase's rows in
+# one batch, so its kept rows are written by a batch that retracts and adds rows of one key.
+SINK_UPSERT_MATERIALIZE_BATCHED = (
+    TableTestProgram.of("sink-upsert-materialize-batched", "FORCE materializing rows of one "
+                        "key that share a micro-batch")
+    .in_batches("phase")
+    .setup_config("table.exec.sink.upsert-materialize", "FORCE")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                        .producing_before_restore([1, 1, "a"], [2, 1, "b"])
+                        .producing_after_restore([3, 2, "c"], [4, 1, "d"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 1]", "-D[1, 1]", "+I[1, 2]")
+                      .consuming_after_restore("+I[2, 1]", "-D[1, 2]", "+I[1, 3]").build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
+    .build())
+
 PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATERIALIZE_AUTO,
             SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,
-            SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY]
+            SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY, SINK_UPSERT_MATERIALIZE_BATCHED]

@@ -13,7 +13,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from .changelog import END_OF_INPUT, FeedRow
 from .checkpoints import (CHECKPOINT_MARKER, check_restorable, last_batch_time_ms, write_marker,
@@ -34,7 +34,8 @@ log = logging.getLogger("streamplan.executor")
 
 
 def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
-                 end_of_input: bool, event_time: bool = True) -> dict[str, list[list[FeedRow]]]:
+                 end_of_input: bool, event_time: bool = True,
+                 chunks: Optional[dict[int, list[int]]] = None) -> dict[str, list[list[FeedRow]]]:
     """Micro-batch steps of every table, aligned across tables.
 
     Each row is its own step (so watermarks advance row by row, as Flink's per-record
@@ -49,45 +50,76 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
     phase before it ended still runs a batch on the restored state) and no end-of-input
     steps follow. Steps before the last phase are the same either way, so a checkpoint
     taken at the end of an earlier phase resumes at the same step.
+
+    `chunks` reshapes micro-batches: for a phase, the sizes of consecutive groups of its row
+    positions, each group one step (the i-th rows of every table together, in order); a
+    phase without an entry has one position a step.
     """
-    layout = step_layout(phases, tables, end_of_input, event_time)
+    layout = step_layout(phases, tables, end_of_input, event_time, chunks)
     steps: dict[str, list[list[FeedRow]]] = {table: [] for table in tables}
-    for phase, position in layout:
+    for step in layout:
         for table in tables:
-            if phase == len(phases):                       # end of input, then a tick
-                steps[table].append([END_OF_INPUT] if position == 0 else [])
+            if step.phase == len(phases):                  # end of input, then a tick
+                steps[table].append([END_OF_INPUT] if step.at == 0 else [])
             else:
-                rows = phases[phase].get(table, [])
-                steps[table].append([rows[position]] if position < len(rows) else [])
+                rows = phases[step.phase].get(table, [])
+                steps[table].append(list(rows[step.at:step.at + step.rows]))
     return steps
 
 
+class Step(NamedTuple):
+    """One micro-batch of a phased feed: the rows at positions [at, at + rows) of phase
+    `phase` (rows = 0: the phase's closing tick, at its length). Phase len(phases) is the end
+    of input: at 0 the marker, at 1 a tick."""
+
+    phase: int
+    at: int
+    rows: int
+
+
 def step_layout(phases: list[dict[str, list]], tables: list[str], end_of_input: bool,
-                event_time: bool = True) -> list[tuple[int, int]]:
-    """(phase index, position in the phase) of every step `phased_steps` makes: a phase's
-    rows, then its closing tick (position = its length); end of input is phase
-    len(phases), positions 0 (the marker) and 1 (a tick)."""
-    layout: list[tuple[int, int]] = []
+                event_time: bool = True,
+                chunks: Optional[dict[int, list[int]]] = None) -> list[Step]:
+    """The steps `phased_steps` makes: each phase's rows (one position a step, or the phase's
+    `chunks`), then its closing tick; then the end of input."""
+    layout: list[Step] = []
     trim_end = end_of_input and not event_time
     for index, phase in enumerate(phases):
         length = max((len(phase.get(table, [])) for table in tables), default=0)
-        closing_tick = not (trim_end and index == len(phases) - 1 and length > 0)
-        layout.extend((index, position) for position in range(length + closing_tick))
+        sizes = (chunks or {}).get(index) or [1] * length
+        if sum(sizes) != length or any(size < 1 for size in sizes):
+            raise ValueError(f"phase {index} has {length} row position(s); chunks {sizes} "
+                             f"must be positive and add up to it")
+        at = 0
+        for size in sizes:
+            layout.append(Step(index, at, size))
+            at += size
+        if not (trim_end and index == len(phases) - 1 and length > 0):
+            layout.append(Step(index, length, 0))          # the closing tick
     if end_of_input and not trim_end:
-        layout.extend([(len(phases), 0), (len(phases), 1)])
+        layout.extend([Step(len(phases), 0, 0), Step(len(phases), 1, 0)])
     return layout
 
 
 ClockAdvance = tuple[int, int, int]     # (phase index, position from which on, milliseconds)
 
 
-def step_times(layout: list[tuple[int, int]], start_ms: int,
-               advances: list[ClockAdvance]) -> list[int]:
-    """The processing time of every step: `start_ms` plus every advance at or before it (an
-    advance at (phase, position) moves the clock for that step and all later ones)."""
-    return [start_ms + sum(ms for at_phase, at, ms in advances
-                           if at_phase < phase or (at_phase == phase and at <= position))
-            for phase, position in layout]
+def step_times(layout: list[Step], start_ms: int, advances: list[ClockAdvance]) -> list[int]:
+    """The processing time of every step: `start_ms` plus every advance at or before its
+    first position (an advance at (phase, position) moves the clock for the step holding
+    that position and all later ones; chunks must not straddle one)."""
+    times = []
+    for step in layout:
+        inside = [at for at_phase, at, _ in advances
+                  if at_phase == step.phase and step.at < at < step.at + step.rows]
+        if inside:
+            raise ValueError(f"a clock advance at position {inside[0]} of phase {step.phase} "
+                             f"falls inside a micro-batch of positions {step.at} to "
+                             f"{step.at + step.rows - 1}; split the chunks there")
+        times.append(start_ms + sum(ms for at_phase, at, ms in advances
+                                    if at_phase < step.phase
+                                    or (at_phase == step.phase and at <= step.at)))
+    return times
 
 
 def advances_event_time(plan: CompiledPlan) -> bool:

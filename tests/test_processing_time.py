@@ -18,18 +18,30 @@ def test_the_layout_is_the_steps_phased_steps_makes():
     phases = [{"A": [1, 2], "B": [9]}, {"A": [3]}]
     layout = step_layout(phases, ["A", "B"], end_of_input=True)
     # two rows and a tick, one row and a tick, then end of input and a tick
-    assert layout == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 1)]
+    assert layout == [(0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0), (2, 1, 0)]
     assert len(phased_steps(phases, ["A", "B"], True)["A"]) == len(layout)
     # without event time the last phase ends with its last row
     assert step_layout(phases, ["A", "B"], True, event_time=False) == [
-        (0, 0), (0, 1), (0, 2), (1, 0)]
+        (0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1)]
 
 
 def test_an_advance_moves_its_step_and_every_later_one():
-    layout = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 1)]
+    layout = step_layout([{"A": [1, 2]}, {"A": [3]}], ["A"], True)
     times = step_times(layout, 0, [(0, 1, 5), (1, 0, 10), (1, 0, 1)])
     assert times == [0, 5, 5, 16, 16, 16, 16]
     assert step_times(layout, 7, []) == [7] * len(layout)
+
+
+def test_chunks_make_multi_row_micro_batches_that_an_advance_must_not_straddle():
+    phases = [{"A": [1, 2, 3], "B": [9]}, {"A": [4]}]
+    steps = phased_steps(phases, ["A", "B"], True, chunks={0: [2, 1]})
+    assert steps["A"][:3] == [[1, 2], [3], []] and steps["B"][:3] == [[9], [], []]
+    layout = step_layout(phases, ["A", "B"], True, chunks={0: [3]})
+    assert layout[:2] == [(0, 0, 3), (0, 3, 0)]
+    with pytest.raises(ValueError, match="falls inside a micro-batch of positions 0 to 2"):
+        step_times(layout, 0, [(0, 1, 5)])
+    with pytest.raises(ValueError, match="chunks \\[2\\] must be positive and add up to it"):
+        step_layout(phases, ["A", "B"], True, chunks={0: [2]})
 
 
 def test_a_marker_is_not_a_row_and_says_where_the_clock_moves():

@@ -157,6 +157,9 @@ class ExecNode(PlanModel):
     # --- planning traits (Flink's metadata queries, answered by the node) -------------------
     STATE_NAMES: ClassVar[tuple[str, ...]] = ()   # FLIP-292 state entries, one per input
     STATE_DOC: ClassVar[str] = ""                  # what the state holds (docs' node catalog)
+    # Whether the node emits the same changelog per key however its input is cut into
+    # micro-batches (the harness checks it); False where a batch reorders rows of a key.
+    CHANGELOG_BATCH_INVARIANT: ClassVar[bool] = True
 
     @classmethod
     def default_state(cls, version: int, ttls_ms: list[int],

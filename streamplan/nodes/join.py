@@ -32,6 +32,9 @@ class StreamExecJoin(ExecNode):
                  "`state`")
     arity = 2
     STATE_NAMES = (LEFT_STATE, RIGHT_STATE)
+    # A batch's left rows are joined before its right rows (runtime/join.py), so an outer
+    # join's padding can come and go in another order than row by row.
+    CHANGELOG_BATCH_INVARIANT = False
     join_spec: JoinSpec
     left_unique_keys: list[list[FieldIndex]]        # of the left input (Flink: leftUniqueKeys)
     right_unique_keys: list[list[FieldIndex]]

@@ -40,8 +40,8 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
-    STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX/COUNT "
-                 "DISTINCT every value with its count); TTL from `state`")
+    STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX and "
+                 "DISTINCT calls every value with its count); TTL from `state`")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]

@@ -90,3 +90,54 @@ def test_retract_then_accumulate_of_an_update_in_one_batch(update_before):
     """An upstream update (-U old, +U new) of the only row of a key: -D then +I, as Flink."""
     out, _ = run([COUNT_STAR], [(I, (1,)), (UB, (1,)), (UA, (2,))], update_before)
     assert out == [("+I", (1,)), ("-D", (1,)), ("+I", (1,))]
+
+
+# --- FILTER (Flink's filterArg) and DISTINCT --------------------------------------------------
+
+def test_a_filtered_call_takes_only_rows_whose_filter_column_is_true():
+    """FILTER (WHERE ...) is a BOOLEAN column (index 1); NULL and FALSE skip the row, for
+    accumulate and retract alike, while the row count (and COUNT(*)) sees every row."""
+    calls = [COUNT_STAR, AggCall("SUM", 0, False, "INT", filter=1),
+             AggCall("COUNT", None, False, "BIGINT NOT NULL", filter=1)]
+    out, acc = run(calls, [(I, (5, True)), (I, (7, False)), (I, (9, None)), (I, (2, True)),
+                           (D, (7, False)), (D, (5, True))])
+    assert out == [("+I", (1, 5, 1)), ("-U", (1, 5, 1)), ("+U", (2, 5, 1)),
+                   ("-U", (2, 5, 1)), ("+U", (3, 5, 1)), ("-U", (3, 5, 1)), ("+U", (4, 7, 2)),
+                   ("-U", (4, 7, 2)), ("+U", (3, 7, 2)), ("-U", (3, 7, 2)), ("+U", (2, 2, 1))]
+    assert acc.values[1:] == [[2, 1], 1]     # the same accumulator as without a FILTER
+
+
+def test_a_filtered_call_over_no_row_is_null_and_count_zero():
+    calls = [AggCall("AVG", 0, False, "INT", filter=1), AggCall("COUNT", 0, True, "BIGINT NOT NULL", filter=1)]
+    out, _ = run(calls, [(I, (1, False)), (I, (3, True)), (UB, (3, True))])
+    assert out == [("+I", (None, 0)), ("-U", (None, 0)), ("+U", (3, 1)),
+                   ("-U", (3, 1)), ("+U", (None, 0))]
+
+
+def test_sum_and_avg_distinct_aggregate_the_distinct_values_and_retract_exactly():
+    calls = [AggCall("SUM", 0, True, "INT"), AggCall("AVG", 0, True, "INT"),
+             AggCall("SUM", 0, False, "INT")]
+    out, acc = run(calls, [(I, (4,)), (I, (4,)), (I, (None,)), (I, (-3,)), (D, (4,)),
+                           (D, (-3,)), (D, (4,))])
+    assert [values for kind, values in out] == [
+        (4, 4, 4),                     # +I 4
+        (4, 4, 4), (4, 4, 8),          # a second 4: the distinct sum stays 4
+        # NULL: nothing changes, nothing emitted
+        (4, 4, 8), (1, 0, 5),          # -3: distinct {4, -3}: sum 1, avg 1 / 2 truncated to 0
+        (1, 0, 5), (1, 0, 1),          # one 4 retracted: 4 is still present once
+        (1, 0, 1), (4, 4, 4),          # -3 retracted
+        (4, 4, 4), (None, None, None)]  # the last 4 retracted: only the NULL row is left
+    assert acc.row_count == 1 and acc.values == [{}, {}, [0, 0]]
+
+
+def test_distinct_decimal_avg_keeps_the_result_scale():
+    out, _ = run([AggCall("AVG", 0, True, "DECIMAL(38,6)")],
+                 [(I, (Decimal("1.00"),)), (I, (Decimal("2.00"),)), (I, (Decimal("1.00"),))])
+    assert out[-1] == ("+U", (Decimal("1.500000"),)) and len(out) == 3
+
+
+def test_count_distinct_with_a_filter_counts_the_distinct_values_of_the_taken_rows():
+    call = AggCall("COUNT", 0, True, "BIGINT NOT NULL", filter=1)
+    out, acc = run([call, COUNT_STAR], [(I, ("a", True)), (I, ("b", False)), (I, ("a", True)),
+                                        (I, ("b", True)), (UB, ("a", True))])
+    assert out[-1] == ("+U", (2, 3)) and acc.values[0] == {"a": 1, "b": 1}

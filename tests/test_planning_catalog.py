@@ -6,7 +6,7 @@ import pytest
 
 from streamplan.api import TableEnvironment
 from streamplan.changelog import RowKind
-from streamplan.errors import PlanningError, UnsupportedSqlError
+from streamplan.errors import PlanFormatError, PlanningError, UnsupportedSqlError
 from streamplan.planner.planner import check_changelog
 
 pytestmark = pytest.mark.spark
@@ -114,6 +114,79 @@ def test_subqueries_and_ctes_plan_like_inline_queries(env):
 def test_aggregate_errors_name_the_column_or_construct(env, sql, error, message):
     with pytest.raises(error, match=message):
         env.compile_sql(sql)
+
+
+# --- aggregate FILTER (Flink's filterArg) and DISTINCT ------------------------------------------
+
+def test_a_filter_is_a_boolean_column_below_the_aggregate_and_its_filter_arg(env):
+    """As Flink: each call's argument then its condition as `(c) IS TRUE` (BOOLEAN NOT NULL),
+    in call order, a condition written twice projected once; filterArg in the JSON only on
+    the calls with a FILTER."""
+    env.execute_sql("CREATE TABLE Three (k INT, c BIGINT, s DECIMAL(38, 2), m INT) "
+                    "WITH ('connector' = 'values', 'sink-insert-only' = 'false')")
+    plan = env.compile_sql(
+        "INSERT INTO Three SELECT k, COUNT(*) FILTER (WHERE v > 1), SUM(d), MIN(id) "
+        "FILTER (WHERE v > 1) FROM O GROUP BY k")
+    pre = [n for n in plan.nodes if n.type.startswith("stream-exec-calc")][0]
+    assert pre.projection == ["`k`", "(`v` > 1) IS TRUE", "`d`", "`id`"]
+    assert pre.row_type.fields[1].type.text == "BOOLEAN NOT NULL"
+    agg = node(plan, "stream-exec-group-aggregate")
+    assert [(c.function, c.arg_list, c.filter_arg) for c in agg.agg_calls] == [
+        ("COUNT", [], 1), ("SUM", [2], None), ("MIN", [3], 1)]
+    assert "COUNT(*) FILTER $f1 AS EXPR$1, SUM($f2) AS EXPR$2, MIN($f3) FILTER $f1" in agg.description
+    calls = node_json(plan, agg)["aggCalls"]
+    assert [call.get("filterArg") for call in calls] == [1, None, 1]
+    assert "filterArg" not in calls[1]
+
+
+def test_without_a_filter_the_plan_holds_no_filter_arg(env):
+    plan = env.compile_sql("INSERT INTO Retract SELECT k, COUNT(DISTINCT v) FROM O GROUP BY k")
+    assert "filterArg" not in plan.to_json_text()
+
+
+def test_distinct_on_every_aggregate_and_min_max_drop_it_as_flink_does(env):
+    env.execute_sql("CREATE TABLE Six (k INT, a BIGINT, b BIGINT, c BIGINT, d BIGINT, e BIGINT, "
+                    "f BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false')")
+    plan = env.compile_sql(
+        "INSERT INTO Six SELECT k, SUM(DISTINCT v), AVG(DISTINCT v), MIN(DISTINCT v), MIN(v), "
+        "MAX(DISTINCT v), COUNT(DISTINCT v) FILTER (WHERE id > 0) FROM O GROUP BY k")
+    agg = node(plan, "stream-exec-group-aggregate")
+    assert [(c.function, c.distinct, c.filter_arg) for c in agg.agg_calls] == [
+        ("SUM", True, None), ("AVG", True, None), ("MIN", False, None), ("MAX", False, None),
+        ("COUNT", True, 2)]                 # MIN(DISTINCT v) and MIN(v) are one call
+    layout = agg.state_layout([p.row_type for p in plan.inputs_of(agg)])
+    # a distinct SUM keeps every value with its count, like COUNT(DISTINCT) and MIN
+    assert "a0: ARRAY<STRUCT<v: BIGINT, c: BIGINT>>" in layout["acc-state"]["value"]
+
+
+@pytest.mark.parametrize("sql, error, message", [
+    ("INSERT INTO Retract SELECT k, SUM(v) FILTER (WHERE COUNT(*) > 1) FROM O GROUP BY k",
+     UnsupportedSqlError, r"<script>:1:1: unsupported: aggregate COUNT\(\*\) in the FILTER of "
+                          r"SUM\(v\) FILTER\(WHERE COUNT\(\*\) > 1\)"),
+    ("INSERT INTO Retract SELECT k, SUM(v) FILTER (WHERE s) FROM O GROUP BY k", PlanningError,
+     "condition '`s`' is of type STRING, not BOOLEAN"),
+    ("INSERT INTO Retract SELECT k, SUM(DISTINCT v, id) FROM O GROUP BY k", UnsupportedSqlError,
+     r"SUM\(DISTINCT ...\) of several columns"),
+])
+def test_filter_and_distinct_errors_name_the_position_and_construct(env, sql, error, message):
+    with pytest.raises(error, match=message):
+        env.compile_sql(sql)
+
+
+def test_a_plan_whose_filter_arg_is_not_boolean_is_refused(env):
+    plan = env.compile_sql("INSERT INTO Retract SELECT k, COUNT(*) FILTER (WHERE v > 1) FROM O "
+                           "GROUP BY k")
+    agg = node(plan, "stream-exec-group-aggregate")
+    edited = agg.model_copy(update={"agg_calls": [agg.agg_calls[0].model_copy(
+        update={"filter_arg": 0})]})
+    with pytest.raises(PlanFormatError, match=r"aggCalls\[0\].filterArg': input field 0 "
+                                              r"\(k INT\) is not BOOLEAN"):
+        edited.runtime_params(plan.inputs_of(agg)[0].row_type)
+
+
+def node_json(plan, found):
+    return next(n for n in __import__("json").loads(plan.to_json_text())["nodes"]
+                if n["id"] == found.id)
 
 
 # --- ROW_NUMBER: deduplication and top-N; upsert sources ------------------------------------

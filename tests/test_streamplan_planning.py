@@ -194,7 +194,8 @@ def test_early_fire_error_points_at_the_hint(env):
 @pytest.mark.parametrize("sql, construct", [
     ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY ROLLUP (k, v)", "GROUPING SETS / CUBE / ROLLUP"),
     ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
-    ("INSERT INTO Snk SELECT k, v, SUM(DISTINCT v) FROM L GROUP BY k, v", r"SUM\(DISTINCT \.\.\.\)"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(v) FILTER (WHERE MAX(v) > 'a') FROM L GROUP BY k, v",
+     r"aggregate MAX\(v\) in the FILTER of COUNT\(v\)"),
     ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L CROSS JOIN R", "CROSS join"),
     ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R)", "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from ..changelog import INSERT_ONLY, RowKind
-from ..errors import ChangelogModeError
+from ..errors import ChangelogModeError, PlanFormatError
 from ..types import RowType, SqlType, parse_type
 from .base import PlanModel
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
@@ -19,6 +19,8 @@ class AggCallSpec(PlanModel):
     function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG"]
     arg_list: list[FieldIndex]     # input field indexes ([] for COUNT(*))
     distinct: bool = False
+    filter_arg: Optional[FieldIndex] = None   # FILTER (WHERE ...): a BOOLEAN input field (Flink's
+                                              # filterArg); absent from the JSON when none
     type: SqlTypeText              # SQL result type
 
 
@@ -38,8 +40,8 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
-    STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX/COUNT "
-                 "DISTINCT every value with its count); TTL from `state`")
+    STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX and "
+                 "DISTINCT calls every value with its count); TTL from `state`")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
@@ -49,7 +51,9 @@ class StreamExecGroupAggregate(KeyedNode):
 
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),
-                *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls))]
+                *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
+                *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
+                  for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
@@ -83,8 +87,15 @@ class StreamExecGroupAggregate(KeyedNode):
     def runtime_params(self, input_row):
         from ..runtime.group_aggregate import AggCall, GroupAggParams
 
+        for n, call in enumerate(self.agg_calls):
+            if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
+                field = input_row.fields[call.filter_arg]
+                raise PlanFormatError(
+                    f"node {self.id} ('{self.type}'): field 'aggCalls[{n}].filterArg': input "
+                    f"field {call.filter_arg} ({field.name} {field.type.text}) is not BOOLEAN")
         calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                              call.distinct, call.type) for call in self.agg_calls)
+                              call.distinct, call.type, call.filter_arg)
+                      for call in self.agg_calls)
         return GroupAggParams(len(self.grouping), calls, self.generate_update_before,
                               self.state_ttl_ms())
 

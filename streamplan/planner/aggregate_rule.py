@@ -40,19 +40,38 @@ class AggregateRules:
         items = list(select.expressions)
         calls: list[AggregateCall] = []
         for expression in items + ([having.this] if having else []):
-            calls.extend(aggregate_calls(expression))
+            try:
+                calls.extend(aggregate_calls(expression))
+            except UnsupportedSqlError as err:
+                if err.line is not None:
+                    raise
+                raise UnsupportedSqlError(err.construct, ctx.position.line, ctx.position.column,
+                                          ctx.position.source) from None
         if any(isinstance(item, exp.Star) or (isinstance(item, exp.Column)
                                               and isinstance(item.this, exp.Star)) for item in items):
             raise PlanningError(f"{where}: SELECT * cannot be used with GROUP BY or aggregates; "
                                 f"name the grouped columns and aggregates")
-        # 1. the calc below the aggregate: group keys, then distinct aggregate arguments
+        # 1. the calc below the aggregate: group keys, then the distinct aggregate arguments
+        # and FILTER conditions (a condition as `(c) IS TRUE`, Calcite's boolean NOT NULL
+        # column: NULL skips the row like FALSE), in the order of the calls
         key_sql = [self._sql(scope.rewrite(key), input_row, where) for key in keys]
         arg_sql: list[str] = []
-        for call in calls:
-            if call.argument is not None:
-                text = self._sql(scope.rewrite(call.argument), input_row, where)
-                if text not in arg_sql:
-                    arg_sql.append(text)
+
+        def column_of(expression: Optional[exp.Expression], is_filter: bool = False):
+            """The calc column (after the keys) of an argument or FILTER condition."""
+            if expression is None:
+                return None
+            text = self._sql(scope.rewrite(expression), input_row, where)
+            if is_filter:
+                self.types.check_condition(input_row, text, where)
+                text = self._sql(exp.Is(this=exp.Paren(this=scope.rewrite(expression)),
+                                        expression=exp.true()), input_row, where)
+            if text not in arg_sql:
+                arg_sql.append(text)
+            return len(keys) + arg_sql.index(text)
+
+        columns = [(column_of(call.argument), column_of(call.condition, is_filter=True))
+                   for call in calls]
         condition = (self._sql(scope.rewrite(where_condition), input_row, where)
                      if where_condition is not None else None)
         if condition is not None:
@@ -72,12 +91,10 @@ class AggregateRules:
         specs: list[AggCallSpec] = []
         call_columns: dict[str, str] = {}          # call text -> its result column
         out_names = list(pre_row.names[:len(keys)])
-        for call in calls:
+        for call, (arg_index, filter_index) in zip(calls, columns):
             text = call.node.sql(dialect="spark")
-            arg_index = None if call.argument is None else len(keys) + arg_sql.index(
-                self._sql(scope.rewrite(call.argument), input_row, where))
-            same = next((spec for spec in specs if (spec.function, spec.distinct) ==
-                         (call.function, call.distinct) and spec.arg_list == (
+            same = next((spec for spec in specs if (spec.function, spec.distinct, spec.filter_arg)
+                         == (call.function, call.distinct, filter_index) and spec.arg_list == (
                              [] if arg_index is None else [arg_index])), None)
             if same is not None:
                 call_columns[text] = same.name
@@ -87,7 +104,7 @@ class AggregateRules:
             out_names.append(name)
             specs.append(AggCallSpec(name=name, function=call.function,
                                      arg_list=[] if arg_index is None else [arg_index],
-                                     distinct=call.distinct,
+                                     distinct=call.distinct, filter_arg=filter_index,
                                      type=result_type(call.function, arg_type).text))
             call_columns[text] = name
         key_fields = [Field(f.name, f.type) for f in pre_row.fields[:len(keys)]]
@@ -109,7 +126,7 @@ class AggregateRules:
 
         def over_aggregate(expression: exp.Expression) -> exp.Expression:
             def replace(sub: exp.Expression) -> exp.Expression:
-                if isinstance(sub, exp.AggFunc):
+                if isinstance(sub, (exp.AggFunc, exp.Filter)):
                     return _column(call_columns[sub.sql(dialect="spark")])
                 if not isinstance(sub, exp.Literal) and not any(
                         isinstance(inner, exp.AggFunc) for inner in sub.walk()):
@@ -137,6 +154,9 @@ class AggregateRules:
 
 
 def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
+    """Flink's rendering: `COUNT(DISTINCT a) FILTER $f3 AS cnt`."""
     inner = "*" if not spec.arg_list else (
         ("DISTINCT " if spec.distinct else "") + pre_row.fields[spec.arg_list[0]].name)
-    return f"{spec.function}({inner}) AS {spec.name}"
+    condition = (f" FILTER {pre_row.fields[spec.filter_arg].name}"
+                 if spec.filter_arg is not None else "")
+    return f"{spec.function}({inner}){condition} AS {spec.name}"

@@ -16,10 +16,12 @@ _FUNCTIONS = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX"
 class AggregateCall:
     """One aggregate call of the query: function, argument expression (None: COUNT(*))."""
 
-    node: exp.Expression            # the call in the query, replaced by its result column
+    node: exp.Expression            # the call in the query (with its FILTER), replaced by its
+                                    # result column
     function: str
     argument: Optional[exp.Expression]
     distinct: bool
+    condition: Optional[exp.Expression] = None    # FILTER (WHERE condition)
 
     @property
     def text(self) -> str:
@@ -31,12 +33,27 @@ class AggregateCall:
 
 
 def aggregate_calls(expression: exp.Expression) -> list[AggregateCall]:
-    """The aggregate calls in an expression (outermost first); unsupported ones are named."""
+    """The aggregate calls in an expression (outermost first); unsupported ones are named.
+    An aggregate's FILTER (WHERE condition) is part of its call: `AVG(a) FILTER (WHERE a > 1)`
+    is one call, whose condition the planner projects as a column (Flink's filterArg)."""
     calls = []
     for node in expression.find_all(exp.AggFunc):
-        if any(isinstance(parent, exp.AggFunc) for parent in _ancestors(node, expression)):
+        ancestors = list(_ancestors(node, expression))
+        if any(isinstance(parent, exp.AggFunc) for parent in ancestors):
             raise UnsupportedSqlError(f"nested aggregate {node.sql(dialect='spark')}")
-        calls.append(_call(node))
+        owner = next((parent for parent in ancestors if isinstance(parent, exp.Filter)
+                      and parent.this is not node), None)
+        if owner is not None:
+            raise UnsupportedSqlError(
+                f"aggregate {node.sql(dialect='spark')} in the FILTER of "
+                f"{owner.sql(dialect='spark')} (a FILTER condition is over the input columns)")
+        call = _call(node)
+        filtered = node.parent if isinstance(node.parent, exp.Filter) else None
+        if filtered is not None:
+            where = filtered.expression
+            condition = where.this if isinstance(where, exp.Where) else where
+            call = AggregateCall(filtered, call.function, call.argument, call.distinct, condition)
+        calls.append(call)
     return calls
 
 
@@ -52,16 +69,16 @@ def _call(node: exp.Expression) -> AggregateCall:
     if function is None:
         raise UnsupportedSqlError(
             f"aggregate function {node.sql_name() if hasattr(node, 'sql_name') else type(node).__name__}"
-            f" (supported: COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG)")
+            f" (supported: COUNT, SUM, MIN, MAX, AVG, each with DISTINCT and FILTER)")
     argument = node.this
     distinct = isinstance(argument, exp.Distinct)
     if distinct:
-        if function != "COUNT":
-            raise UnsupportedSqlError(f"{function}(DISTINCT ...) (only COUNT(DISTINCT x) is "
-                                      f"supported)")
         if len(argument.expressions) != 1:
-            raise UnsupportedSqlError("COUNT(DISTINCT ...) of several columns")
+            raise UnsupportedSqlError(f"{function}(DISTINCT ...) of several columns")
         argument = argument.expressions[0]
+        # MIN and MAX ignore DISTINCT (Calcite's Optionality.IGNORED): Flink plans
+        # MIN(DISTINCT a) as MIN(a), distinct false
+        distinct = function not in ("MIN", "MAX")
     if isinstance(argument, exp.Star):
         if function != "COUNT":
             raise UnsupportedSqlError(f"{function}(*)")

@@ -4,14 +4,18 @@
 emits +I, a change emits -U (when the consumer needs it) and +U, a result that did not
 change emits nothing (unless state TTL is on, as in Flink), and a key whose row count
 falls to zero emits -D and forgets its state. A retraction for a key without state is
-ignored. Accumulators retract exactly: MIN, MAX and COUNT(DISTINCT) keep every value
-with its count (Flink's MinWithRetract / MapView), SUM and AVG keep sum and count.
+ignored. Accumulators retract exactly: MIN, MAX and DISTINCT calls keep every value
+with its count (Flink's MinWithRetract / the distinct MapView), SUM and AVG keep sum and
+count. A DISTINCT call aggregates over its distinct values (those of a positive count), as
+Flink's generated AggsHandleFunction feeds its inner aggregate a value when its count
+becomes 1 and retracts it when the count falls to 0. A call with a FILTER (Flink's
+filterArg) accumulates and retracts only the rows whose filter column is TRUE.
 
 `GroupAggProcessor` reads a key's accumulators once per batch and writes them once.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterator, Optional
 
@@ -27,12 +31,18 @@ ACC_STATE = "acc-state"
 @dataclass(frozen=True)
 class AggCall:
     """One aggregate: its function, argument (input index; None for COUNT(*)), DISTINCT,
-    and the SQL result type ('INT', 'DECIMAL(38,2)', ...) that fixes rounding."""
+    the SQL result type ('INT', 'DECIMAL(38,2)', ...) that fixes rounding, and its FILTER
+    (the input index of a BOOLEAN column; None: every row)."""
 
     function: str
     arg: Optional[int]
     distinct: bool
     result_type: str
+    filter: Optional[int] = None
+
+    def takes(self, row: tuple) -> bool:
+        """Whether a row reaches this call: no FILTER, or its filter column is TRUE."""
+        return self.filter is None or (row[self.filter] is not None and bool(row[self.filter]))
 
     @property
     def keeps_values(self) -> bool:
@@ -82,6 +92,12 @@ def _result(call: AggCall, acc: Any) -> Any:
         present = [value for value, count in acc.items() if count > 0]
         if call.function == COUNT:
             return len(present)
+        if call.function in (SUM, AVG):         # DISTINCT: the aggregate of the values present
+            plain_call = replace(call, distinct=False)
+            total = _initial(plain_call)
+            for value in sorted(present):       # the same order before and after a restore
+                total = _apply(plain_call, total, value, 1)
+            return _result(plain_call, total)
         if not present:
             return None
         return min(present) if call.function == MIN else max(present)
@@ -140,8 +156,9 @@ class GroupAggCore:
         sign = 1 if accumulate else -1
         acc.row_count += sign
         for index, call in enumerate(self.p.calls):
-            value = row[call.arg] if call.arg is not None else None
-            acc.values[index] = _apply(call, acc.values[index], value, sign)
+            if call.takes(row):
+                value = row[call.arg] if call.arg is not None else None
+                acc.values[index] = _apply(call, acc.values[index], value, sign)
         after = self.results(acc)
         if acc.row_count == 0:
             if not first:

@@ -10,6 +10,7 @@
         spark-<release>/         the same plan and data run on an older Spark release
             checkpoint/, manifest.json, checkpoint.sha256     (harness.spark_releases)
     snapshots/spark-releases.json   the older releases every latest-version program keeps
+    snapshots/migrations.json       what migrating each older fixture must do (migration_ledger)
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ CHECKSUMS = "checkpoint.sha256"
 MANIFEST_FORMAT = 1
 RELEASE_PREFIX = "spark-"
 RELEASES_FILE = "spark-releases.json"      # which older releases are kept (spark_releases)
+LEDGER_FILE = "migrations.json"            # recorded migration outcomes (migration_ledger)
 _VERSION_DIR = re.compile(r"^(?P<short>[a-z0-9]+(?:-[a-z0-9]+)*)_(?P<version>[0-9]+)$")
 
 
@@ -93,7 +95,7 @@ def scan_snapshots(snapshots: Path) -> tuple[list[Fixture], list[str]]:
     if not root.is_dir():
         return fixtures, problems
     for version_dir in sorted(root.iterdir()):
-        if version_dir.name.startswith(".") or version_dir.name == RELEASES_FILE:
+        if version_dir.name.startswith(".") or version_dir.name in (RELEASES_FILE, LEDGER_FILE):
             continue
         match = _VERSION_DIR.match(version_dir.name)
         if not version_dir.is_dir() or match is None:

@@ -18,6 +18,7 @@ from streamplan.testing import REGISTRY, Registry, load_plan, running_spark_vers
 from .portable_checkpoint import make_portable
 from .discovery import node_of, short_name
 from .errors import FixtureError, FrozenFixtureError, ProgramError
+from .migration_ledger import record_outcomes
 from .fixtures import (RELEASE_PREFIX, Fixture, Manifest, encode_rows, fixture_for, json_text, read_manifest,
                        sha256_file, tree_checksums, write_checksums)
 from .program import TableTestProgram
@@ -43,6 +44,9 @@ def generate_fixture(program: TableTestProgram, snapshots: Path, registry: Regis
     if fixture.directory.exists() and not force:
         _refuse_hiding_a_break(fixture, plan, registry)
     _write_fixture(fixture, program, env, plan, latest.type_id, write_plan=True)
+    # The latest version's fixtures exist: what migrating the older ones to it must do is
+    # recorded now, from the annotations as they are when the version is introduced.
+    record_outcomes(snapshots, registry)
     return fixture
 
 

@@ -13,6 +13,7 @@ from streamplan.testing import (REGISTRY, check_spark_release, CompiledPlan, Reg
 from .portable_checkpoint import materialize
 from .errors import FixtureError
 from .fixtures import MANIFEST, Fixture, Manifest, decode_rows, read_manifest, verify_fixture
+from .migration_ledger import recorded_problem
 from .migration_gate import check_refusals, migrate_fixture_plan, migration_case
 from .program import TableTestProgram
 from .runner import check_outputs, program_environment, retry_worker_start, run_phases
@@ -41,6 +42,9 @@ def restore_migrated(fixture: Fixture, programs: list[TableTestProgram],
     if case is None:
         raise FixtureError(f"fixture {fixture.id}: its node version is the latest; there is "
                            f"nothing to migrate")
+    problem = recorded_problem(case)
+    if problem:
+        raise FixtureError(problem)
     program, manifest = _admitted(fixture, programs)
     _check_data_unchanged(fixture, program, manifest)
     check_refusals(case, registry)

@@ -29,6 +29,7 @@ from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS
                              calc_program,
                              raised_min_versions, registry_with, tree_digest)
 from streamplan.nodes.interval_join import StreamExecIntervalJoin
+from streamplan.nodes.join import StreamExecJoin
 from streamplan.nodes import REGISTRY
 from streamplan.nodes.metadata import ExecNodeMetadata, exec_node
 from streamplan.version import ENGINE_VERSION, parse_version
@@ -609,3 +610,31 @@ def test_the_harness_imports_only_the_public_testing_surface_of_streamplan():
             offenders += [f"{path.name}: {name}" for name in names
                           if name.startswith("streamplan") and name != "streamplan.testing"]
     assert offenders == []
+
+
+# --- recorded migration outcomes ----------------------------------------------------------------
+
+def test_the_gate_expects_what_was_recorded_not_what_the_annotations_say(snapshots, spark):
+    """Generating join_2's fixtures recorded that join_1/join-tiny migrates. Raising version
+    2's min_state_version by mistake would make the annotations expect a refusal "as
+    designed"; the gate holds the version to its recorded promise instead."""
+    from harness.migration_ledger import LEDGER, read_ledger
+
+    assert read_ledger(snapshots)["join_1/join-tiny"] == {"stream-exec-join_2": "migrates"}
+    (fixture,) = [f for f in scan_snapshots(snapshots)[0] if f.id == "join_1/join-tiny"]
+
+    @exec_node(name="stream-exec-join", version=1, min_plan_version="0.1",
+               min_state_version="0.1", consumed_options=(options.STATE_TTL.key,))
+    @exec_node(name="stream-exec-join", version=2, min_plan_version="0.2",
+               min_state_version="0.3")
+    class JoinClaimingABreak(StreamExecJoin):
+        pass
+
+    with pytest.raises(FixtureError, match=r"join_1/join-tiny: migrating it to stream-exec-join_2 "
+                                           r"was recorded to 'migrates'.*today's annotations say "
+                                           r"'refused'"):
+        restore_migrated(fixture, PROGRAMS, registry_with(JoinClaimingABreak), spark=spark)
+    (snapshots / LEDGER).unlink()
+    with pytest.raises(FixtureError, match="no outcome of migrating it to stream-exec-join_2 is "
+                                           "recorded"):
+        restore_migrated(fixture, PROGRAMS, spark=spark)

@@ -12,7 +12,7 @@ from ..errors import ChangelogModeError
 from ..join_type import JoinType
 from ..durations import format_duration_ms
 from ..options import STATE_TTL
-from ..types import RowType
+from ..types import RowType, unique_names
 from .base import ExecNode
 from .common import JoinSpec
 from .fields import FieldIndex
@@ -25,14 +25,7 @@ LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 def joined_names(left: list[str], right: list[str]) -> list[str]:
     """The names of a joined row, left fields then right fields; a clashing right name gets a
     numeric suffix, as in Flink. A semi or anti join's condition reads these names."""
-    taken, names = set(), []
-    for base in [*left, *right]:
-        name, suffix = base, 0
-        while name in taken:
-            name, suffix = f"{base}{suffix}", suffix + 1
-        taken.add(name)
-        names.append(name)
-    return names
+    return unique_names([*left, *right])
 
 
 # Version 2 (FLIP-292) adds the per-input `state` TTL to the plan; the state layout is the

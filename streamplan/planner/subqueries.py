@@ -26,7 +26,7 @@ from sqlglot import exp
 from ..errors import UnsupportedSqlError
 from ..join_type import JoinType
 from ..nodes.join import joined_names
-from ..types import RowType
+from ..types import Field, RowType
 from .common import QueryContext, Relation, _conjuncts
 from .joins import _join_fields
 from .scope import Scope, ScopeField
@@ -146,8 +146,10 @@ class SubqueryRules:
             self.types.check_condition(joined, non_equi_sql, where)
         shown_condition = exp.and_(*shown_keys, *non_equi) if shown_keys or non_equi else exp.true()
         join_type = JoinType.ANTI if predicate.negated else JoinType.SEMI
+        # the left row, its time attributes materialized as by any regular join
+        output = RowType(tuple(Field(f.name, f.type) for f in left_row.fields))
         node = self._regular_join(left, right, join_type, left_keys, right_keys, non_equi_sql,
-                                  shown_condition, left_row, left_row.names, ctx, top_level)
+                                  shown_condition, output, output.names, ctx, top_level)
         return Relation(node, [ScopeField(f.qualifier, f.name, node.row_type.fields[i])
                                for i, f in enumerate(left.scope_fields)], left.names)
 

@@ -200,3 +200,16 @@ def _split_top_level(body: str) -> list[str]:
     if current:
         parts.append("".join(current))
     return [part for part in parts if part.strip()]
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` with each repeated name given a numeric suffix, as Flink names the fields of a
+    projection or a join (`k`, `k0`, `k1`)."""
+    seen, result = set(), []
+    for name in names:
+        candidate, suffix = name, 0
+        while candidate in seen:
+            candidate, suffix = f"{name}{suffix}", suffix + 1
+        seen.add(candidate)
+        result.append(candidate)
+    return result

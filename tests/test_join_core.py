@@ -108,3 +108,54 @@ def test_duplicates_on_an_outer_side_each_count_their_own_associations():
     j("R", I, (1, "x"))
     assert j("L", I, (1, "a")) == ["-D[null, null, 1, 'x']"] * 2 + ["+I[1, 'a', 1, 'x']"] * 2
     assert j("L", D, (1, "a")) == ["-D[1, 'a', 1, 'x']"] * 2 + ["+I[null, null, 1, 'x']"] * 2
+
+
+# --- semi and anti joins: Flink's StreamingSemiAntiJoinOperator --------------------------------
+
+class SemiAnti(Join):
+    """The output is the left row alone; the condition reads left + right (lk, lv, rk, rv)."""
+
+    def __init__(self, join_type, predicate=None):
+        params = JoinParams(join_type, 2, 2, SideSpec(NO_UNIQUE_KEY), SideSpec(NO_UNIQUE_KEY),
+                            ("lk", "lv"), condition_names=NAMES)
+        self.core = JoinCore(params, predicate)
+        self.left, self.right = SideState(), SideState()
+
+
+def test_semi_join_emits_a_left_row_on_its_first_match_and_retracts_it_on_its_last():
+    j = SemiAnti("SEMI")
+    assert j("L", I, (1, "a")) == []                               # no match yet
+    assert j("R", I, (1, "x")) == ["+I[1, 'a']"]                   # first match
+    assert j("R", I, (1, "y")) == []                               # a second match
+    assert j("L", I, (1, "b")) == ["+I[1, 'b']"]                   # arrives matched
+    assert j.left.rows[(1, "b")].associations == 2
+    assert j("R", D, (1, "x")) == []
+    assert j("R", UB, (1, "y")) == ["-U[1, 'a']", "-U[1, 'b']"]    # the right row's kind
+    assert j("L", D, (1, "a")) == []                               # unmatched: not emitted
+
+
+def test_anti_join_retracts_a_left_row_on_its_first_match_and_re_emits_it_on_its_last():
+    j = SemiAnti("ANTI")
+    assert j("L", I, (1, "a")) == ["+I[1, 'a']"]
+    assert j("R", I, (1, "x")) == ["-D[1, 'a']"]
+    assert j("R", I, (1, "y")) == []
+    assert j("R", D, (1, "x")) == []
+    assert j("R", UB, (1, "y")) == ["+I[1, 'a']"]                  # always +I
+    assert j("L", UB, (1, "a")) == ["-U[1, 'a']"]                  # the left row's own kind
+    assert j.left.rows == {}
+
+
+def test_not_in_matches_every_left_row_when_the_right_holds_a_null():
+    """`lk NOT IN (SELECT rk ...)`: Flink's condition `lk IS NULL OR rk IS NULL OR lk = rk`."""
+    j = SemiAnti("ANTI", predicate=lambda row: row["lk"] is None or row["rk"] is None
+                 or row["lk"] == row["rk"])
+    assert j("L", I, (1, "a")) == ["+I[1, 'a']"]
+    assert j("L", I, (None, "n")) == ["+I[null, 'n']"]             # NOT IN an empty set
+    assert j("R", I, (2, "x")) == ["-D[null, 'n']"]                # NULL NOT IN (2): unknown
+    assert j("R", I, (None, "y")) == ["-D[1, 'a']"]                # 1 NOT IN (2, NULL): unknown
+    assert j("R", D, (None, "y")) == ["+I[1, 'a']"]
+
+
+def test_null_keys_never_match_in_semi_and_anti_joins():
+    assert SemiAnti("SEMI")("L", I, (None, "a"), keys_match=False) == []
+    assert SemiAnti("ANTI")("L", I, (None, "a"), keys_match=False) == ["+I[null, 'a']"]

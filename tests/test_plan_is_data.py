@@ -130,7 +130,9 @@ CASES = {
     "unknown option": (INTERVAL_JOIN, set_in("interval-join", "configuration", {"no.such": "1"}),
                        r"field 'configuration': unknown option 'no.such'"),
     "join type": (INTERVAL_JOIN, set_in("interval-join", *JOIN_SPEC, "joinType", "SIDEWAYS"),
-                  r"'SIDEWAYS' is not a join type \(INNER, LEFT, RIGHT, FULL\)"),
+                  r"'SIDEWAYS' is not a join type \(INNER, LEFT, RIGHT, FULL, SEMI, ANTI\)"),
+    "semi interval join": (INTERVAL_JOIN, set_in("interval-join", *JOIN_SPEC, "joinType", "SEMI"),
+                           r"an interval join is INNER, LEFT, RIGHT or FULL, not SEMI"),
     "sink row kind": (INTERVAL_JOIN, set_in("sink", "inputChangelogMode", ["INSERT", "UPSERT"]),
                       r"field 'inputChangelogMode.1': 'UPSERT' is not a row kind"),
     "aggregate function": (AGGREGATE, lambda plan: node_of(plan, "group-aggregate")["aggCalls"][0]

@@ -283,3 +283,26 @@ def test_append_and_top1_states_round_trip():
     assert decode_state(append, encode_state(append, state)).data == state.data
     top1 = top_n_function(RankParams(SCORE_ASC, 1, 1, True, True, True))
     assert decode_state(top1, encode_state(top1, RankState(top1=("a", 5)))).top1 == ("a", 5)
+
+
+def test_a_proctime_sort_key_read_from_state_meets_one_read_from_input():
+    """RANK_N_TEST's ORDER BY PROCTIME(): state hands a timestamp back naive (UTC), an input
+    row may carry it with a time zone; rows_of and plain give the cores both naive, so the
+    restored rows and the new ones share one order (comparing them raised TypeError)."""
+    import datetime as dt
+
+    from streamplan.changelog import OP_COLUMN
+    from streamplan.runtime.batch_rows import normalized, plain, rows_of
+
+    utc = dt.timezone.utc
+    before = dt.datetime(2024, 1, 1, 12, 0, 0)                          # from state: naive
+    after = dt.datetime(2024, 1, 1, 13, 0, 1, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    core = top_n_function(RankParams(SCORE_ASC, 1, 2, True, True, True))
+    state = decode_state(core, ([(([plain(("a", before))]),)],))
+    ((kind, row),) = rows_of([{"id": "b", "t": after, OP_COLUMN: I.code}], ("id", "t"))
+    assert row == ("b", dt.datetime(2024, 1, 1, 12, 0, 1))             # the same instant, naive
+    out = []
+    core.process(state, kind, row, out)
+    assert out == [(I.code, ("b", dt.datetime(2024, 1, 1, 12, 0, 1), 2))]
+    assert normalized(("x", before.replace(tzinfo=utc))) == ("x", before)
+    assert plain({"id": "a", "t": before.replace(tzinfo=utc)}) == ("a", before)

@@ -148,9 +148,66 @@ def test_an_outer_join_keeps_time_bounds_in_where_as_a_filter(env):
     assert "stream-exec-join_2" in node_types(plan)
 
 
-def test_a_comma_join_without_a_joining_where_is_a_cross_join(env):
-    with pytest.raises(UnsupportedSqlError, match="CROSS join"):
-        env.compile_sql("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L, R WHERE L.k = 1")
+@pytest.mark.parametrize("from_", ["L, R", "L CROSS JOIN R"])
+def test_a_join_without_a_joining_condition_has_no_keys(env, from_):
+    """Flink: a regular join with no equi keys, all rows under one constant key."""
+    plan = env.compile_sql(f"INSERT INTO Snk SELECT L.k, L.v, R.w FROM {from_} WHERE L.k = 1")
+    join = next(n for n in plan.nodes if n.type == "stream-exec-join_2")
+    spec = join.join_spec
+    assert (spec.join_type, spec.left_keys, spec.right_keys, spec.non_equi_condition) == \
+        ("INNER", [], [], None)
+    assert "where=[TRUE]" in join.description
+
+
+@pytest.mark.parametrize("where, join_type, keys, non_equi", [
+    ("k IN (SELECT k FROM R)", "SEMI", ([0], [0]), None),
+    ("k NOT IN (SELECT k FROM R)", "ANTI", ([], []),
+     "(`k` IS NULL OR `k0` IS NULL OR (`k` = `k0`))"),
+    ("EXISTS (SELECT * FROM R WHERE R.w = L.v AND R.k > 1)", "SEMI", ([1], [0]), None),
+    ("NOT EXISTS (SELECT 1 FROM R WHERE w = v)", "ANTI", ([1], [0]), None),
+    ("k IN (SELECT k FROM R WHERE R.w = L.v)", "SEMI", ([0, 1], [0, 1]), None),
+])
+def test_subquery_predicates_are_semi_and_anti_joins_outputting_the_left_row(
+        env, where, join_type, keys, non_equi):
+    plan = env.compile_sql(f"INSERT INTO ChangeSnk SELECT k, v, v FROM L WHERE {where} AND k > 0")
+    join = next(n for n in plan.nodes if n.type == "stream-exec-join_2")
+    spec = join.join_spec
+    assert (spec.join_type, (spec.left_keys, spec.right_keys), spec.non_equi_condition) == \
+        (join_type, keys, non_equi)
+    assert join.row_type.names == ["k", "v", "t"]
+    assert f"joinType=[Left{join_type.title()}Join]" in join.description
+    calc = plan.nodes[-2]                      # the rest of WHERE filters the join's output
+    assert calc.condition == "`k` > 0"
+
+
+def test_not_in_over_not_null_columns_is_an_equi_key(env):
+    env.execute_sql("CREATE TABLE A (k INT NOT NULL, v STRING) WITH ('connector' = 'values');"
+                    "CREATE TABLE B (k INT NOT NULL) WITH ('connector' = 'values')")
+    plan = env.compile_sql("INSERT INTO ChangeSnk SELECT k, v, v FROM A WHERE k NOT IN "
+                           "(SELECT k FROM B)")
+    spec = next(n for n in plan.nodes if n.type == "stream-exec-join_2").join_spec
+    assert (spec.join_type, spec.left_keys, spec.right_keys, spec.non_equi_condition) == \
+        ("ANTI", [0], [0], None)
+
+
+@pytest.mark.parametrize("sql, construct", [
+    ("SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R) OR k = 1",
+     r"<script>:1:1: unsupported: subquery in an expression: 'k IN \(SELECT k FROM R\)' .*"
+     r"SEMI or ANTI stream-exec-join"),
+    ("SELECT k, (SELECT MAX(k) FROM R), v FROM L", "subquery in an expression"),
+    ("SELECT k, v, v FROM L WHERE (k, v) IN (SELECT k, w FROM R)",
+     r"on the left of IN \(only a column"),
+    ("SELECT k, v, v FROM L WHERE k IN (SELECT k, w FROM R)", "a subquery of 2 columns"),
+    ("SELECT k, v, v FROM L WHERE EXISTS (SELECT 1 FROM R WHERE R.k > L.k)",
+     r"the correlated condition 'R.k > L.k' .* in EXISTS \(SELECT \.\.\.\)"),
+    ("SELECT k, v, v FROM L WHERE EXISTS (SELECT MAX(w) FROM R WHERE R.k = L.k)",
+     "an aggregate in a correlated subquery"),
+    ("SELECT L.k, L.v, R.w FROM L LEFT SEMI JOIN R ON L.k = R.k",
+     r"SEMI join \(write it as WHERE \[NOT\] EXISTS"),
+])
+def test_unsupported_subqueries_are_named_with_the_node_they_need(env, sql, construct):
+    with pytest.raises(UnsupportedSqlError, match=construct):
+        env.compile_sql(f"INSERT INTO ChangeSnk {sql}")
 
 
 def test_early_fire_into_insert_only_sink_names_the_hint(env):
@@ -196,8 +253,9 @@ def test_early_fire_error_points_at_the_hint(env):
     ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
     ("INSERT INTO Snk SELECT k, v, COUNT(v) FILTER (WHERE MAX(v) > 'a') FROM L GROUP BY k, v",
      r"aggregate MAX\(v\) in the FILTER of COUNT\(v\)"),
-    ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L CROSS JOIN R", "CROSS join"),
-    ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R)", "subquery in an expression"),
+    ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L CROSS JOIN R ON L.k = R.k", "CROSS join with ON"),
+    ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R) OR k = 1",
+     "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
 ])
 def test_unsupported_constructs_are_named(env, sql, construct):

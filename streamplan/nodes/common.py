@@ -30,7 +30,7 @@ class TableSpec(PlanModel):
 class JoinSpec(PlanModel):
     """Flink's JoinSpec: the join type, equi-join keys and the rest of the ON condition."""
 
-    join_type: JoinTypeName                          # INNER | LEFT | RIGHT | FULL
+    join_type: JoinTypeName                  # INNER | LEFT | RIGHT | FULL | SEMI | ANTI
     left_keys: list[FieldIndex]
     right_keys: list[FieldIndex]
     filter_nulls: list[bool]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Optional
 
+from pydantic import model_validator
+
 from ..changelog import INSERT_AND_UPDATES, INSERT_ONLY, KEY_PREFIX, OP_COLUMN
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
@@ -37,6 +39,14 @@ class WindowBounds(PlanModel):
 class IntervalJoinSpec(PlanModel):
     join_spec: JoinSpec
     window_bounds: WindowBounds
+
+    @model_validator(mode="after")
+    def _no_semi_or_anti(self) -> "IntervalJoinSpec":
+        if JoinType(self.join_spec.join_type).semi_or_anti:
+            raise ValueError(f"an interval join is INNER, LEFT, RIGHT or FULL, not "
+                             f"{self.join_spec.join_type} (a semi or anti join is a "
+                             f"stream-exec-join)")
+        return self
 
 
 # Version 2 changes the state layout and the grouping, not the plan JSON: a state-breaking

@@ -1,5 +1,8 @@
 """Regular join: `a [LEFT|RIGHT|FULL] JOIN b ON a.k = b.k [AND <condition>]` without time
-bounds, over insert-only or updating inputs (Flink's StreamExecJoin)."""
+bounds, over insert-only or updating inputs (Flink's StreamExecJoin); a join without keys
+(`FROM a, b`, `CROSS JOIN`) keeps every row under one constant key, as Flink's singleton
+exchange does; SEMI and ANTI joins (`IN` / `EXISTS` subqueries and their negations) output
+the left row alone (Flink's StreamingSemiAntiJoinOperator)."""
 from __future__ import annotations
 
 from pydantic import model_validator
@@ -9,7 +12,7 @@ from ..errors import ChangelogModeError
 from ..join_type import JoinType
 from ..durations import format_duration_ms
 from ..options import STATE_TTL
-from ..types import RowType
+from ..types import RowType, unique_names
 from .base import ExecNode
 from .common import JoinSpec
 from .fields import FieldIndex
@@ -17,6 +20,12 @@ from .keyed import struct_ddl
 from .metadata import exec_node, plan_migration
 
 LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
+
+
+def joined_names(left: list[str], right: list[str]) -> list[str]:
+    """The names of a joined row, left fields then right fields; a clashing right name gets a
+    numeric suffix, as in Flink. A semi or anti join's condition reads these names."""
+    return unique_names([*left, *right])
 
 
 # Version 2 (FLIP-292) adds the per-input `state` TTL to the plan; the state layout is the
@@ -27,8 +36,8 @@ LEFT_STATE, RIGHT_STATE = "leftState", "rightState"
 @exec_node(name="stream-exec-join", version=2, min_plan_version="0.2", min_state_version="0.1")
 class StreamExecJoin(ExecNode):
     STATE_DOC = ("per side, as the input's uniqueness allows (Flink's `JoinRecordStateView`): one row "
-                 "per join key, rows by unique key, or rows with their multiplicity; outer sides also "
-                 "count each row's matches. TTL: version 1 from `table.exec.state.ttl`, version 2 from "
+                 "per join key, rows by unique key, or rows with their multiplicity; outer sides and "
+                 "the left side of a semi or anti join also count each row's matches. TTL: version 1 from `table.exec.state.ttl`, version 2 from "
                  "`state`")
     arity = 2
     STATE_NAMES = (LEFT_STATE, RIGHT_STATE)
@@ -81,10 +90,13 @@ class StreamExecJoin(ExecNode):
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
-        """Flink's StreamingJoinOperator: an inner side forwards its input's kinds (+I/+U,
+        """Flink's StreamingSemiAntiJoinOperator for SEMI and ANTI, else StreamingJoinOperator.
+        StreamingJoinOperator: an inner side forwards its input's kinds (+I/+U,
         -D/-U) unless the other side is outer, an outer side emits +I/-D, and padding is
         emitted (+I) and retracted (-D)."""
         join_type = self.join_type
+        if join_type.semi_or_anti:
+            return frozenset(semi_anti_changelog(join_type, *inputs))
         kinds = set()
         for own_outer, other_outer, own in ((join_type.left_outer, join_type.right_outer, inputs[0]),
                                             (join_type.right_outer, join_type.left_outer, inputs[1])):
@@ -99,6 +111,11 @@ class StreamExecJoin(ExecNode):
         if join_type is not JoinType.INNER:
             kinds.add(RowKind.DELETE)          # padding is retracted when a match arrives
         return frozenset(kinds)
+
+    def output_unique_keys(self, inputs, input_keys):
+        """A semi or anti join outputs each left row at most once: the left input's unique
+        keys (FlinkRelMdUniqueKeys of a semi join); other join types: none known here."""
+        return [list(key) for key in input_keys[0]] if self.join_type.semi_or_anti else []
 
     def check_input_changelog(self, inputs, origins) -> None:
         for side, kinds, origin in zip(("left", "right"), inputs, origins):
@@ -138,7 +155,8 @@ class StreamExecJoin(ExecNode):
 
         layouts = {}
         for name, row, spec, outer in zip((LEFT_RECORDS, RIGHT_RECORDS), inputs, self.side_specs(),
-                                          (self.join_type.left_outer, self.join_type.right_outer)):
+                                          (self.join_type.left_counts_matches,
+                                           self.join_type.right_outer)):
             layouts[name] = side_layout(name, spec, struct_ddl(row),
                                         struct_ddl(row, list(spec.unique_key)), outer)
         return layouts
@@ -159,12 +177,24 @@ class StreamExecJoin(ExecNode):
         params = JoinParams(self.join_spec.join_type, len(left_row.fields), len(right_row.fields),
                             left_spec, right_spec, tuple(self.row_type.names),
                             self.join_spec.non_equi_condition, left_ttl, right_ttl,
-                            key_arity=len(self.join_spec.left_keys))
+                            key_arity=len(self.join_spec.left_keys),
+                            condition_names=tuple(joined_names(left_row.names, right_row.names))
+                            if self.join_type.semi_or_anti else ())
         output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
         processor = JoinProcessor(params, self.state_layout([left_row, right_row]), (),
                                   tuple(self.row_type.names))
         return union.groupBy(*key_names).transformWithState(processor, output, "Append",
                                                             "ProcessingTime")
+
+
+def semi_anti_changelog(join_type: JoinType, left: frozenset, right: frozenset) -> set:
+    """StreamingSemiAntiJoinOperator's kinds: the left input's own (a left row is emitted
+    with its kind); a right row emits a matched left row with the right row's kind (SEMI), or
+    retracts it with -D and re-emits it with +I (ANTI)."""
+    if join_type is JoinType.SEMI:
+        return set(left) | set(right)
+    retracting = right - {RowKind.INSERT, RowKind.UPDATE_AFTER}
+    return set(left) | {RowKind.DELETE} | ({RowKind.INSERT} if retracting else set())
 
 
 # --- the versions' state TTL: chosen once per node (ttl_source) -------------------------------

@@ -3,7 +3,7 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 `add` puts an exec node at its latest version into the graph, and an INSERT is planned to
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
-the class: select, sources, joins, ranks, aggregate_rule and changelog. `_sql` (Spark SQL
+the class: select, sources, joins, subqueries, ranks, aggregate_rule and changelog. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -34,11 +34,13 @@ from .ranks import RankRules
 from .scope import spark_sql
 from .select import SelectRules
 from .sources import SourceRules, table_row_type
+from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
 
 
 @dataclass
-class PlanBuilder(SelectRules, SourceRules, JoinRules, RankRules, AggregateRules, ChangelogRules):
+class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
+                  ChangelogRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from ..nodes import ExecNode
 from ..sql.ast import Insert, Position
+from ..types import unique_names
 from .hints import QueryHints
 from .scope import ScopeField
 
@@ -51,15 +52,7 @@ def _conjuncts(condition: exp.Expression) -> list[exp.Expression]:
     return [condition]
 
 
-def _dedupe(names: list[str]) -> list[str]:
-    seen, result = set(), []
-    for name in names:
-        candidate, suffix = name, 0
-        while candidate in seen:
-            candidate, suffix = f"{name}{suffix}", suffix + 1
-        seen.add(candidate)
-        result.append(candidate)
-    return result
+_dedupe = unique_names
 
 
 def _calc_description(projection: list[str], names: list[str], condition: Optional[str]) -> str:

@@ -15,7 +15,7 @@ from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.common import JoinSpec
 from ..nodes.interval_join import IntervalJoinSpec, StreamExecIntervalJoin, WindowBounds
-from ..nodes.join import StreamExecJoin
+from ..nodes.join import StreamExecJoin, joined_names
 from ..nodes.metadata import node_name
 from ..sql.ast import Position
 from ..types import Field, RowType
@@ -36,10 +36,9 @@ class JoinRules:
         scope = Scope(left.scope_fields + right.scope_fields, where)
         left_row, right_row = left.node.row_type, right.node.row_type
         parts = ([join.args["on"]] if join.args.get("on") is not None else []) + pushed
-        if not parts:
-            raise UnsupportedSqlError("join without ON condition (a cross join)",
-                                      ctx.position.line, ctx.position.column, ctx.position.source)
-        condition = exp.and_(*parts)
+        # Without a condition (`FROM a, b`, CROSS JOIN) a join has no keys: every row of both
+        # sides under one constant key, as Flink's singleton exchange (`where=[true]`).
+        condition = exp.and_(*parts) if parts else exp.true()
 
         def side_of(column: exp.Column) -> Optional[str]:
             return _column_side(column, left, right)
@@ -53,7 +52,7 @@ class JoinRules:
             return side if row.field(field_.name).rowtime else None
 
         left_keys, right_keys, time_conjuncts, remaining = [], [], [], []
-        for conjunct in _conjuncts(condition):
+        for conjunct in _conjuncts(condition) if parts else []:
             predicates = time_predicate(conjunct, is_time_column)
             if predicates is not None:
                 time_conjuncts.append((conjunct, predicates))
@@ -87,8 +86,9 @@ class JoinRules:
                                        top_level)
             return Relation(node, out_scope, names)
         remaining = [conjunct for conjunct, _ in time_conjuncts] + remaining
-        node = self._regular_join(left, right, join_type, left_keys, right_keys, remaining,
-                                  condition, out_scope, output, renamed, ctx, top_level)
+        non_equi = self._non_equi(remaining, out_scope, output, where)
+        node = self._regular_join(left, right, join_type, left_keys, right_keys, non_equi,
+                                  condition, output, renamed, ctx, top_level)
         return Relation(node, out_scope, names)
 
     def _non_equi(self, remaining: list[exp.Expression], out_scope: list[ScopeField],
@@ -127,10 +127,11 @@ class JoinRules:
                         early_fire_time_mode=early.time_mode if early else None,
                         output_type=output.text, description=description)
 
-    def _regular_join(self, left, right, join_type, left_keys, right_keys, remaining, condition,
-                      out_scope, output, renamed, ctx, top_level) -> ExecNode:
+    def _regular_join(self, left, right, join_type, left_keys, right_keys, non_equi, condition,
+                      output, renamed, ctx, top_level) -> ExecNode:
+        """A stream-exec-join; `condition` (all of it) is shown in the description, `output`
+        is the joined row (the left row for a semi or anti join)."""
         where = ctx.where
-        non_equi = self._non_equi(remaining, out_scope, output, where)
         join_spec = JoinSpec(join_type=join_type.value, left_keys=left_keys, right_keys=right_keys,
                              filter_nulls=[True] * len(left_keys), non_equi_condition=non_equi)
         left_unique, right_unique = (self.unique_keys[left.node.id],
@@ -165,28 +166,31 @@ def _input_spec_label(unique_keys: list[list[int]], join_keys: list[int]) -> str
 def _join_type(join: exp.Join, position: Position) -> JoinType:
     side = (join.side or "").upper()
     kind = (join.kind or "").upper()
-    if kind in ("CROSS", "SEMI", "ANTI") or join.args.get("using") or join.method:
+    if kind in ("SEMI", "ANTI") or join.args.get("using") or join.method:
         label = kind or ("USING" if join.args.get("using") else join.method)
-        raise UnsupportedSqlError(f"{label} join", position.line, position.column, position.source)
+        hint = (f" (write it as WHERE [NOT] EXISTS (SELECT ...) or [NOT] IN (SELECT ...): a "
+                f"{kind} stream-exec-join)" if kind in ("SEMI", "ANTI") else "")
+        raise UnsupportedSqlError(f"{label} join{hint}", position.line, position.column,
+                                  position.source)
+    if kind == "CROSS" and join.args.get("on") is not None:
+        raise UnsupportedSqlError("CROSS join with ON", position.line, position.column,
+                                  position.source)
     return JoinType.from_sql(side)
 
 
 def _join_fields(left: RowType, right: RowType, join_type: JoinType) -> tuple[list[Field], list[str]]:
-    """Left fields then right fields; a clashing right name gets a numeric suffix, as in Flink.
+    """Left fields then right fields; a clashing right name gets a numeric suffix, as in Flink
+    (nodes.join.joined_names).
 
     Time attributes do not survive the join; the padded side of an outer join is nullable.
     """
-    taken, fields = set(), []
-    for side, row in (("L", left), ("R", right)):
-        nullable = join_type.right_outer if side == "L" else join_type.left_outer
-        for f in row.fields:
-            name, suffix = f.name, 0
-            while name in taken:
-                name, suffix = f"{f.name}{suffix}", suffix + 1
-            taken.add(name)
-            sql_type = f.type.with_nullable(True) if nullable else f.type
-            fields.append(Field(name, sql_type))
-    return fields, [f.name for f in fields]
+    names = joined_names(left.names, right.names)
+    fields = [Field(name, f.type.with_nullable(True) if nullable else f.type)
+              for name, f, nullable in zip(
+                  names, [*left.fields, *right.fields],
+                  [join_type.right_outer] * len(left.fields)
+                  + [join_type.left_outer] * len(right.fields))]
+    return fields, names
 
 
 def _column_side(column: exp.Column, left: Relation, right: Relation) -> Optional[str]:
@@ -204,7 +208,7 @@ def _joins_both(conjunct: exp.Expression, left: Relation, right: Relation) -> bo
     """A WHERE conjunct that an inner join of `left` and `right` can take as its condition:
     plain columns of both sides, each naming one field, and no subquery, aggregate or
     window."""
-    if conjunct.find(exp.Subquery, exp.AggFunc, exp.Window) is not None:
+    if conjunct.find(exp.Subquery, exp.Exists, exp.AggFunc, exp.Window) is not None:
         return False
     sides = {_column_side(column, left, right) for column in conjunct.find_all(exp.Column)}
     return sides == {"L", "R"}

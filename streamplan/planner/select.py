@@ -16,6 +16,7 @@ from ..sql.ast import Position
 from ..types import NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType, quote_identifier
 from .common import QueryContext, Relation, _calc_description, _conjuncts, _dedupe
 from .joins import _joins_both
+from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
 
 
@@ -41,7 +42,7 @@ class SelectRules:
             kind = type(select).__name__.upper()
             raise UnsupportedSqlError(f"{kind} query (only SELECT)", ctx.position.line,
                                       ctx.position.column, ctx.position.source)
-        _reject_unsupported(select, ctx.position)
+        _reject_unsupported(select, ctx.position, ranked=self._ranked_source(select, ctx))
         outer_ctes = ctx.ctes
         if select.args.get("with_"):
             ctx.ctes = {**ctx.ctes, **{cte.alias: cte.this for cte in select.args["with_"].expressions}}
@@ -127,6 +128,8 @@ class SelectRules:
                                       ctx.position.column, ctx.position.source)
         relation = self._relation(source.this, ctx)
         conjuncts = _conjuncts(condition) if condition is not None else []
+        subqueries = [c for c in conjuncts if subquery_predicate(c) is not None]
+        conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
             right = self._relation(join.this, ctx)
             pushed = []
@@ -138,6 +141,8 @@ class SelectRules:
                     join = join.copy()         # a cross (or comma) join filtered in WHERE
                     join.set("kind", None)     # is an inner join, as in Flink
             relation = self._join(relation, right, join, ctx, top_level, pushed)
+        # [NOT] IN / EXISTS subqueries: semi and anti joins of what FROM joined (subqueries.py)
+        relation, _ = self._subquery_joins(relation, subqueries, ctx, top_level)
         return relation, (exp.and_(*conjuncts) if conjuncts else None)
 
     def _relation(self, item: exp.Expression, ctx: QueryContext) -> Relation:
@@ -161,17 +166,27 @@ class SelectRules:
         return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields], names)
 
 
-def _reject_unsupported(select: exp.Select, position: Position) -> None:
+def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> None:
     for key, construct in _UNSUPPORTED_CLAUSES.items():
         if select.args.get(key):
             raise UnsupportedSqlError(construct, position.line, position.column, position.source)
-    for node in select.walk():
+    # WHERE's [NOT] IN / EXISTS conjuncts become semi and anti joins (their SELECTs are
+    # checked when planned); not over a ranked FROM, whose WHERE bounds the row number.
+    planned = set() if ranked is not None else planned_subquery_nodes(select)
+    for node in select.walk(prune=lambda n: id(n) in planned):
+        if id(node) in planned:
+            continue
         in_from = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
         nested = isinstance(node, exp.Select) and node is not select and not isinstance(
             node.parent, (exp.Subquery, exp.CTE))
         if (isinstance(node, exp.Subquery) and not in_from) or nested:
-            raise UnsupportedSqlError("subquery in an expression (only in FROM and WITH)",
-                                      position.line, position.column, position.source)
+            shown = (node.parent if isinstance(node.parent, (exp.In, exp.Exists)) else node)
+            raise UnsupportedSqlError(
+                f"subquery in an expression: '{shown.sql(dialect='spark')[:80]}' (only in FROM "
+                f"and WITH, and as a WHERE conjunct [NOT] IN (SELECT ...) or [NOT] EXISTS "
+                f"(SELECT ...), a SEMI or ANTI stream-exec-join; elsewhere it needs Flink's "
+                f"subquery decorrelation into a join)",
+                position.line, position.column, position.source)
 
 
 def _has_aggregates(select: exp.Select) -> bool:

@@ -9,6 +9,7 @@ the same run after run.
 """
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, Iterable, Iterator
 
 from ..changelog import OP_COLUMN, RowKind
@@ -18,8 +19,20 @@ Output = tuple[int, tuple]               # what a core emits: (row kind code, va
 
 def rows_of(rows: Iterable, names: tuple[str, ...]) -> list[tuple[RowKind, tuple]]:
     """(row kind, values of `names`) of each input row, in arrival order."""
-    return [(RowKind.from_code(row[OP_COLUMN]), tuple(row[name] for name in names))
+    return [(RowKind.from_code(row[OP_COLUMN]), normalized(tuple(row[name] for name in names)))
             for row in rows]
+
+
+def normalized(values: tuple) -> tuple:
+    """`values` with every timestamp as the cores compare them: naive, in UTC (the session
+    time zone). State hands TIMESTAMP values back naive, while an input row may carry them
+    with a time zone (a PROCTIME() attribute, TIMESTAMP_LTZ): rows read from state and from
+    input meet in one sort order, and a retraction finds its kept row."""
+    if not any(isinstance(value, dt.datetime) and value.tzinfo is not None for value in values):
+        return values
+    return tuple(value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+                 if isinstance(value, dt.datetime) and value.tzinfo is not None else value
+                 for value in values)
 
 
 def emitted(out: list[tuple[int, tuple]], names: tuple[str, ...]) -> Iterator:
@@ -34,4 +47,4 @@ def plain(struct: Any) -> tuple:
     None (a NULL struct) as ()."""
     if struct is None:
         return ()
-    return tuple(struct.values()) if isinstance(struct, dict) else tuple(struct)
+    return normalized(tuple(struct.values()) if isinstance(struct, dict) else tuple(struct))

@@ -20,7 +20,7 @@ from .batch_rows import Output, emitted
 from .processor import Processor
 from .timestamps import to_millis
 
-INNER, LEFT, RIGHT, FULL = JoinType
+INNER, LEFT, RIGHT, FULL = JoinType.INNER, JoinType.LEFT, JoinType.RIGHT, JoinType.FULL
 INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code,
                                        RowKind.UPDATE_AFTER.code)
 

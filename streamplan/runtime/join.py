@@ -10,7 +10,10 @@ JoinRecordStateView keeps them, chosen by the uniqueness its input offers:
 * the input has a unique key: rows by that key (an update replaces the row);
 * no unique key: rows with their multiplicity.
 
-Outer sides also keep, per row, how many rows of the other side it is joined with.
+Outer sides also keep, per row, how many rows of the other side it is joined with, and so
+does the left side of a semi or anti join, which follows Flink's StreamingSemiAntiJoinOperator:
+it emits the left row alone (with its own kind) when it has a match (SEMI) or none (ANTI), and
+a right row that gives a left row its first match or takes its last one emits or retracts it.
 `JoinProcessor` reads a key's state once per batch and writes back what changed.
 """
 from __future__ import annotations
@@ -56,6 +59,8 @@ class JoinParams:
     left_ttl_ms: int = 0
     right_ttl_ms: int = 0
     key_arity: int = 1                 # join key columns (a join without keys has one constant)
+    condition_names: tuple[str, ...] = ()   # the condition's columns (left + right) when they
+                                            # are not the output's (a semi or anti join)
 
 
 @dataclass
@@ -98,14 +103,17 @@ class JoinCore:
         self.p = params
         join_type = JoinType(params.join_type)
         self.left_outer, self.right_outer = join_type.left_outer, join_type.right_outer
+        self.semi_or_anti = join_type.semi_or_anti
+        self.anti = join_type is JoinType.ANTI
         self.predicate = predicate
+        self.condition_names = params.condition_names or params.output_names
         self.left_nulls = (None,) * params.left_arity
         self.right_nulls = (None,) * params.right_arity
 
     def _matches(self, left: tuple, right: tuple) -> bool:
         if self.predicate is None:
             return True
-        return self.predicate(dict(zip(self.p.output_names, left + right))) is True
+        return self.predicate(dict(zip(self.condition_names, left + right))) is True
 
     def _joined(self, row: tuple, other: tuple, row_is_left: bool) -> tuple:
         return row + other if row_is_left else other + row
@@ -160,6 +168,9 @@ class JoinCore:
     # --- processElement --------------------------------------------------------------------
     def process(self, row_is_left: bool, kind: RowKind, row: tuple, keys_match: bool,
                 left: SideState, right: SideState, out: list[Output]) -> None:
+        if self.semi_or_anti:
+            self._process_semi_anti(row_is_left, kind, row, keys_match, left, right, out)
+            return
         own, other = (left, right) if row_is_left else (right, left)
         own_spec = self.p.left_spec if row_is_left else self.p.right_spec
         other_spec = self.p.right_spec if row_is_left else self.p.left_spec
@@ -206,6 +217,34 @@ class JoinCore:
                 if associations == 1:
                     out.append((RowKind.INSERT.code, self._padded(other_row, not row_is_left)))
                 self._set_associations(other, other_spec, other_row, associations - 1)
+
+
+    def _process_semi_anti(self, row_is_left: bool, kind: RowKind, row: tuple, keys_match: bool,
+                           left: SideState, right: SideState, out: list[Output]) -> None:
+        """StreamingSemiAntiJoinOperator.processElement1 / processElement2: the left side is
+        kept with its rows' numbers of matches, the right side as an inner side."""
+        if row_is_left:
+            associated = self._associated(row, True, keys_match, right)
+            if bool(associated) != self.anti:
+                out.append((kind.code, row))             # the input's own kind
+            if kind.is_accumulate:
+                self._add(left, self.p.left_spec, row, len(associated))
+            else:
+                self._retract(left, self.p.left_spec, row)
+            return
+        associated = self._associated(row, False, keys_match, left)
+        if kind.is_accumulate:
+            self._add(right, self.p.right_spec, row, 0)
+            for other_row, associations in associated:
+                if associations == 0:          # its first match: ANTI retracts, SEMI emits
+                    out.append((RowKind.DELETE.code if self.anti else kind.code, other_row))
+                self._set_associations(left, self.p.left_spec, other_row, associations + 1)
+            return
+        self._retract(right, self.p.right_spec, row)
+        for other_row, associations in associated:
+            if associations == 1:              # its last match goes: ANTI emits, SEMI retracts
+                out.append((RowKind.INSERT.code if self.anti else kind.code, other_row))
+            self._set_associations(left, self.p.left_spec, other_row, associations - 1)
 
 
 # --- the Spark side ---------------------------------------------------------------------------
@@ -281,14 +320,15 @@ class JoinProcessor(Processor):
         p = self.params
         join_type = JoinType(p.join_type)
         self.left = SideStore(handle, LEFT_RECORDS, self.layout[LEFT_RECORDS], p.left_spec,
-                              join_type.left_outer, p.left_ttl_ms)
+                              join_type.left_counts_matches, p.left_ttl_ms)
         self.right = SideStore(handle, RIGHT_RECORDS, self.layout[RIGHT_RECORDS],
                                p.right_spec, join_type.right_outer, p.right_ttl_ms)
         predicate = None
         if p.condition:
             from .pyeval import compile_predicate
 
-            predicate = compile_predicate(p.condition, columns=p.output_names)
+            predicate = compile_predicate(p.condition,
+                                          columns=p.condition_names or p.output_names)
         self.core = JoinCore(p, predicate)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

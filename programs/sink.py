@@ -110,20 +110,25 @@ SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW = materializer_program(
 # FORCE materializes even an input keyed like the sink (a group aggregate by k). The
 # materializer retracts with the aggregate's -U, which empties the key's list (-D), and the
 # +U that follows inserts again (+I), exactly as Flink's SinkUpsertMaterializer does.
-SINK_UPSERT_MATERIALIZE_FORCE = (
-    TableTestProgram.of("sink-upsert-materialize-force", "FORCE materializes a sink whose "
-                        "input is already keyed like it")
-    .setup_config("table.exec.sink.upsert-materialize", "FORCE")
-    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
-                        .producing_before_restore([1, 1, "a"], [2, 1, "b"])
-                        .producing_after_restore([3, 2, "c"], [4, 1, "d"]).build())
-    .setup_table_sink(SinkTestStep.new_builder("S")
-                      .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
-                      .add_option("sink-insert-only", "false")
-                      .consuming_before_restore("+I[1, 1]", "-D[1, 1]", "+I[1, 2]")
-                      .consuming_after_restore("+I[2, 1]", "-D[1, 2]", "+I[1, 3]").build())
-    .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
-    .build())
+def force_program(id: str, description: str, batches: str = "row") -> TableTestProgram:
+    return (TableTestProgram.of(id, description).in_batches(batches)
+            .setup_config("table.exec.sink.upsert-materialize", "FORCE")
+            .setup_table_source(SourceTestStep.new_builder("O")
+                                .add_schema("id INT", "k INT", "v STRING")
+                                .producing_before_restore([1, 1, "a"], [2, 1, "b"])
+                                .producing_after_restore([3, 2, "c"], [4, 1, "d"]).build())
+            .setup_table_sink(SinkTestStep.new_builder("S")
+                              .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
+                              .add_option("sink-insert-only", "false")
+                              .consuming_before_restore("+I[1, 1]", "-D[1, 1]", "+I[1, 2]")
+                              .consuming_after_restore("+I[2, 1]", "-D[1, 2]", "+I[1, 3]").build())
+            .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
+            .build())
+
+
+SINK_UPSERT_MATERIALIZE_FORCE = force_program(
+    "sink-upsert-materialize-force", "FORCE materializes a sink whose input is already keyed "
+    "like it")
 
 # An aggregate grouped by (k, v) into a sink keyed by k: each (k, v) group is a row of the
 # sink key k; the materializer keeps them apart and retracts the right one.
@@ -146,21 +151,9 @@ SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY = (
 
 # The materializer fed multi-row micro-batches (`in_batches("phase")`): each phase's rows in
 # one batch, so its kept rows are written by a batch that retracts and adds rows of one key.
-SINK_UPSERT_MATERIALIZE_BATCHED = (
-    TableTestProgram.of("sink-upsert-materialize-batched", "FORCE materializing rows of one "
-                        "key that share a micro-batch")
-    .in_batches("phase")
-    .setup_config("table.exec.sink.upsert-materialize", "FORCE")
-    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
-                        .producing_before_restore([1, 1, "a"], [2, 1, "b"])
-                        .producing_after_restore([3, 2, "c"], [4, 1, "d"]).build())
-    .setup_table_sink(SinkTestStep.new_builder("S")
-                      .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
-                      .add_option("sink-insert-only", "false")
-                      .consuming_before_restore("+I[1, 1]", "-D[1, 1]", "+I[1, 2]")
-                      .consuming_after_restore("+I[2, 1]", "-D[1, 2]", "+I[1, 3]").build())
-    .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
-    .build())
+SINK_UPSERT_MATERIALIZE_BATCHED = force_program(
+    "sink-upsert-materialize-batched", "FORCE materializing rows of one key that share a "
+    "micro-batch", batches="phase")
 
 PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATERIALIZE_AUTO,
             SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,

@@ -3,9 +3,10 @@
 Two versions, one plan JSON: version 1 groups by the join key and keeps seven state variables
 per key and a timer per cleanup and early fire (`runtime/interval_join.py`); version 2 groups
 join keys into buckets with one value and one timer per bucket (`runtime/interval_join_v2.py`).
-A node runs the translation, layout and processor of the version its plan says
-(`self.version`), so checkpoints of either version restore; new plans get version 2. Both
-share the join logic (`IntervalJoinCore`).
+A node runs the grouping, layout and processor of the version its plan says: one strategy
+chosen by `self.version` (`STATE_STRATEGIES`: `PerKeyState`, `BucketState`), so checkpoints
+of either version restore; new plans get version 2. Both share the join logic
+(`IntervalJoinCore`).
 """
 from __future__ import annotations
 

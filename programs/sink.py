@@ -1,6 +1,6 @@
 """Programs for stream-exec-sink: the NOT NULL enforcer, a materialized upsert sink, and the
 sink upsert materializer (Flink's SinkUpsertMaterializerTestPrograms)."""
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -155,6 +155,30 @@ SINK_UPSERT_MATERIALIZE_BATCHED = force_program(
     "sink-upsert-materialize-batched", "FORCE materializing rows of one key that share a "
     "micro-batch", batches="phase")
 
+# The state TTL expires across the restore (Flink's StateTtlConfig: on create and write,
+# expired state never returned) in the aggregate and in the materializer: key 1 is written at
+# t, key 2 at t + 12 h; after the restore the clock is at t + 30 h, past 1's day and within
+# 2's. Key 1 starts again in both (+I); key 2's update retracts the kept row (-D, its list
+# empties) and inserts the new one (+I).
+SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES = (
+    TableTestProgram.of("sink-upsert-materialize-state-ttl-expires", "the materializer's kept "
+                        "rows expire after the restore; a younger key is still retracted")
+    .setup_config("table.exec.sink.upsert-materialize", "FORCE")
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                        .producing_before_restore([1, 1, "a"], advance_processing_time("12 h"),
+                                                  [2, 2, "b"])
+                        .producing_after_restore(advance_processing_time("18 h"), [3, 1, "c"],
+                                                 [4, 2, "d"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "n BIGINT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 1]", "+I[2, 1]")
+                      .consuming_after_restore("+I[1, 1]", "-D[2, 1]", "+I[2, 2]").build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
+    .build())
+
 PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATERIALIZE_AUTO,
             SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,
-            SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY, SINK_UPSERT_MATERIALIZE_BATCHED]
+            SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY,
+            SINK_UPSERT_MATERIALIZE_BATCHED, SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES]

@@ -15,7 +15,8 @@ from .program import TableTestProgram
 NODE_PREFIX = "stream-exec-"
 
 # Step kinds the semantic, generate and restore runners know how to run.
-RUNNABLE_STEP_KINDS = frozenset({"config", "source", "sink", "sql", "statement-set"})
+RUNNABLE_STEP_KINDS = frozenset({"config", "source", "sink", "sql", "statement-set",
+                                 "failing-sql"})
 
 
 def short_name(node_name: str) -> str:
@@ -77,14 +78,46 @@ def discover_programs(package: str = "programs", registry: Registry = REGISTRY) 
             raise ProgramError(f"{module.__name__}: expected a module-level PROGRAMS list of "
                                f"TableTestProgram (built with TableTestProgram.of(...)...build())")
         for program in found:
-            node = node_of(program, registry)
-            expected = short_name(node).replace("-", "_")
-            if info.name != expected:
-                raise ProgramError(f"program '{program.id}' tests {node} and belongs in "
-                                   f"{package}/{expected}.py, not {module.__name__}")
+            _check_module(program, info.name, module.__name__, package, registry)
+            if program.refusal is not None:
+                raise ProgramError(f"program '{program.id}' runs a statement that must fail: it "
+                                   f"belongs in {module.__name__}.FAILING_PROGRAMS (no fixtures), "
+                                   f"not PROGRAMS")
         programs.extend(found)
     check_programs(programs)
     return programs
+
+
+def _check_module(program: TableTestProgram, module: str, qualified: str, package: str,
+                  registry: Registry) -> None:
+    node = node_of(program, registry)
+    expected = short_name(node).replace("-", "_")
+    if module != expected:
+        raise ProgramError(f"program '{program.id}' tests {node} and belongs in "
+                           f"{package}/{expected}.py, not {qualified}")
+
+
+def discover_failing_programs(package: str = "programs",
+                              registry: Registry = REGISTRY) -> list[TableTestProgram]:
+    """Every module's FAILING_PROGRAMS: statements that must be refused with a given error
+    (Flink's runFailingSql), each in the module of its node, ids unique among all programs."""
+    root = importlib.import_module(package)
+    if hasattr(root, "PROGRAMS"):
+        return []
+    failing: list[TableTestProgram] = []
+    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package}.{info.name}")
+        for program in getattr(module, "FAILING_PROGRAMS", []):
+            _check_module(program, info.name, module.__name__, package, registry)
+            if program.refusal is None:
+                raise ProgramError(f"program '{program.id}' in {module.__name__}.FAILING_PROGRAMS "
+                                   f"has no run_failing_sql step; a program that runs belongs "
+                                   f"in PROGRAMS")
+            failing.append(program)
+    check_programs(discover_programs(package, registry) + failing)
+    return failing
 
 
 def tiny_programs(package: str = "programs") -> list[TableTestProgram]:

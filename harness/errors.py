@@ -30,6 +30,10 @@ class ExpectationMismatch(HarnessError):
                          f"(- expected, + actual):\n{diff}")
 
 
+class RefusalMismatch(HarnessError):
+    """A statement that must be refused compiled, or failed with another error."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """One audit problem: which check found it, about what, and the message (with remedy)."""

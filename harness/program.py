@@ -49,13 +49,15 @@ from streamplan.testing import brief_repr, parse_script, to_json
 
 from .batches import ROW, SHAPES
 from .errors import ProgramError
-from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, SqlTestStep,
+from .steps import (ConfigOptionTestStep, FailingSqlTestStep, SinkTestStep, SourceTestStep,
+                    SqlTestStep,
                     StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, render_ddl,
                     require_text, require_unicode, shown)
 
 _PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-RunStep = Union[SqlTestStep, StatementSetTestStep]
+RunStep = Union[SqlTestStep, StatementSetTestStep, FailingSqlTestStep]
+RUN_STEPS = (SqlTestStep, StatementSetTestStep, FailingSqlTestStep)
 # What Flink's RestoreTestBase gives every sink it registers; a ported program's sinks get the
 # same unless they set the option themselves, so the program runs as Flink runs it.
 FLINK_SINK_DEFAULTS = (("sink-insert-only", "false"),)
@@ -102,8 +104,14 @@ class TableTestProgram:
 
     @property
     def run_step(self) -> RunStep:
-        (step,) = [step for step in self.steps if isinstance(step, (SqlTestStep, StatementSetTestStep))]
+        (step,) = [step for step in self.steps if isinstance(step, RUN_STEPS)]
         return step
+
+    @property
+    def refusal(self) -> Optional[FailingSqlTestStep]:
+        """The failure its statement must meet, for a program of FAILING_PROGRAMS."""
+        step = self.run_step
+        return step if isinstance(step, FailingSqlTestStep) else None
 
     # --- rendering --------------------------------------------------------------------------
     def setup_script(self) -> str:
@@ -182,6 +190,18 @@ class TableTestProgramBuilder:
                      "'INSERT INTO <sink> SELECT ... FROM <source>'")
         return self.add_step(SqlTestStep(sql.strip().rstrip(";")))
 
+    def run_failing_sql(self, sql: str, error: type, message: str) -> "TableTestProgramBuilder":
+        """A statement that must be refused (Flink's runFailingSql): compiling it must raise
+        `error` (a streamplan error class, e.g. ChangelogModeError) whose text contains
+        `message`. Such a program belongs in its module's FAILING_PROGRAMS: it has no data to
+        restore, so no fixtures."""
+        require_text(sql, f"program {self._id}: run_failing_sql", "the SQL is a str")
+        require_text(message, f"program {self._id}: run_failing_sql", "the message is a str")
+        if not (isinstance(error, type) and issubclass(error, Exception)):
+            raise ProgramError(f"program {self._id}: run_failing_sql needs the error class the "
+                               f"statement must raise, got {shown(error)}")
+        return self.add_step(FailingSqlTestStep(sql.strip().rstrip(";"), error, message))
+
     def run_statement_set(self, *inserts: str) -> "TableTestProgramBuilder":
         if not inserts:
             raise ProgramError(f"program {self._id}: run_statement_set needs at least one "
@@ -243,11 +263,12 @@ def _validate(program: TableTestProgram) -> None:
     if duplicates:
         raise ProgramError(f"{where}: table(s) {', '.join(duplicates)} declared twice; each "
                            f"source and sink needs its own name")
-    runs = [step for step in program.steps if isinstance(step, (SqlTestStep, StatementSetTestStep))]
+    runs = [step for step in program.steps if isinstance(step, RUN_STEPS)]
     if len(runs) != 1:
-        raise ProgramError(f"{where}: needs exactly one run step (run_sql or "
-                           f"run_statement_set), has {len(runs)}")
-    _check_table_references(program, where)
+        raise ProgramError(f"{where}: needs exactly one run step (run_sql, run_statement_set "
+                           f"or run_failing_sql), has {len(runs)}")
+    if program.refusal is None:         # a refused statement may name what does not exist
+        _check_table_references(program, where)
 
 
 def _check_id_and_description(id: object, description: object) -> None:

@@ -19,7 +19,7 @@ from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunR
 from .batches import chunk_sizes, other_shape
 from .compare import materialized_view, order_diff, rows_diff, view_of_texts
 from .discovery import check_runnable
-from .errors import ExpectationMismatch, ProgramError
+from .errors import ExpectationMismatch, ProgramError, RefusalMismatch
 from .program import TableTestProgram
 
 T = TypeVar("T")
@@ -176,6 +176,23 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
     else:
         check_views(program, result, f"{shape} batches")
     return result
+
+
+def check_refused(program: TableTestProgram, spark=None) -> None:
+    """A FAILING_PROGRAMS program: compiling its statement raises the error it names, with
+    its message (Flink's runFailingSql)."""
+    refusal = program.refusal
+    env = program_environment(program, spark)
+    wanted = f"{refusal.error.__name__} containing {refusal.message!r}"
+    try:
+        env.compile_sql(refusal.sql, source=f"program {program.id}")
+    except Exception as err:         # any error is compared with the expected one
+        if isinstance(err, refusal.error) and refusal.message in str(err):
+            return
+        raise RefusalMismatch(f"program {program.id}: its statement must fail with {wanted}, "
+                              f"but it failed with {type(err).__name__}: {err}") from None
+    raise RefusalMismatch(f"program {program.id}: its statement must fail with {wanted}, but "
+                          f"it compiled")
 
 
 def check_views(program: TableTestProgram, result: RunResult, label: str) -> None:

@@ -259,6 +259,20 @@ class StatementSetTestStep(TestStep):
         return f"EXECUTE STATEMENT SET BEGIN\n{body}\nEND"
 
 
+@dataclass(frozen=True)
+class FailingSqlTestStep(TestStep):
+    """A statement that must be refused (Flink's runFailingSql): compiling it raises `error`
+    with `message` in its text."""
+
+    kind: ClassVar[str] = "failing-sql"
+    sql: str
+    error: type
+    message: str
+
+    def text(self) -> str:
+        return self.sql
+
+
 # ----------------------------------------------------------------------------------- builders
 
 class _TableStepBuilder:

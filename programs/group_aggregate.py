@@ -9,6 +9,7 @@ must come back from the checkpoint.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from streamplan.errors import UnsupportedSqlError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -290,3 +291,17 @@ NOT_PASSING = {
                                 "besides, its id starts with no node's short name ('agg-', not "
                                 "'group-aggregate-'), so discovery cannot file it",
 }
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+GROUP_BY_REFUSES_AGGREGATE_IN_FILTER = (
+    TableTestProgram.of("group-aggregate-refuses-aggregate-in-filter", "a FILTER condition is "
+                        "over the input columns: an aggregate inside it is refused by name")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "total INT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, SUM(v) FILTER (WHERE COUNT(*) > 1) FROM T GROUP BY k",
+                     UnsupportedSqlError, "aggregate COUNT(*) in the FILTER of SUM(v)")
+    .build())
+
+FAILING_PROGRAMS = [GROUP_BY_REFUSES_AGGREGATE_IN_FILTER]

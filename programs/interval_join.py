@@ -7,6 +7,7 @@ The comments trace why each expected row appears when it does.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import ChangelogModeError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -438,3 +439,26 @@ NOT_PASSING = {
                                 "it; Flink's expectation relies on more than 5 s of "
                                 "wall-clock time passing across its restore",
 }
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+INTERVAL_JOIN_REFUSES_UPDATING_INPUT = (
+    TableTestProgram.of("interval-join-refuses-updating-input", "an interval join refuses a "
+                        "changelog input, naming the source that produces it")
+    .setup_table_source(SourceTestStep.new_builder("L")
+                        .add_schema("k INT", "lt TIMESTAMP(3)",
+                                    "WATERMARK FOR lt AS lt - INTERVAL '1' SECOND")
+                        .add_option("changelog-mode", "I,UB,UA,D").build())
+    .setup_table_source(SourceTestStep.new_builder("R")
+                        .add_schema("k INT", "rt TIMESTAMP(3)",
+                                    "WATERMARK FOR rt AS rt - INTERVAL '1' SECOND").build())
+    .setup_table_sink(SinkTestStep.new_builder("J").add_schema("lk INT", "rk INT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO J SELECT L.k, R.k FROM L JOIN R ON L.k = R.k AND L.lt BETWEEN "
+                     "R.rt - INTERVAL '2' SECOND AND R.rt + INTERVAL '2' SECOND",
+                     ChangelogModeError, "(left input) doesn't support consuming update and "
+                     "delete changes (UPDATE_BEFORE, UPDATE_AFTER, DELETE) which are produced by "
+                     "node 1 'stream-exec-table-source-scan_1'")
+    .build())
+
+FAILING_PROGRAMS = [INTERVAL_JOIN_REFUSES_UPDATING_INPUT]

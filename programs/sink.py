@@ -1,6 +1,7 @@
 """Programs for stream-exec-sink: the NOT NULL enforcer, a materialized upsert sink, and the
 sink upsert materializer (Flink's SinkUpsertMaterializerTestPrograms)."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from streamplan.errors import ChangelogModeError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -182,3 +183,19 @@ PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATER
             SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,
             SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY,
             SINK_UPSERT_MATERIALIZE_BATCHED, SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES]
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+SINK_REFUSES_UPDATES_ON_INSERT_ONLY = (
+    TableTestProgram.of("sink-refuses-updates-on-insert-only", "an insert-only sink refuses "
+                        "an aggregate's updates, naming the node that produces them")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "n BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO S SELECT k, COUNT(*) FROM T GROUP BY k", ChangelogModeError,
+                     "Table sink 'S' doesn't support consuming update and delete changes "
+                     "(UPDATE_BEFORE, UPDATE_AFTER) which are produced by node 3 "
+                     "'stream-exec-group-aggregate_1'")
+    .build())
+
+FAILING_PROGRAMS = [SINK_REFUSES_UPDATES_ON_INSERT_ONLY]

@@ -1,6 +1,7 @@
 """The restore gate, as tests: every audit check, every fixture's restore (every registered
 node version x program x Spark release that wrote the checkpoint), every older-version fixture's restore through its migrated
-plan (harness.migration_gate) and every program's semantic run.
+plan (harness.migration_gate), every program's semantic run, and every statement that must be
+refused (FAILING_PROGRAMS) checked for its error.
 
     pytest restore_tests                                  # the whole gate
     pytest restore_tests -k interval-join_1               # one node version's restores
@@ -13,14 +14,14 @@ from __future__ import annotations
 import pytest
 
 from harness.audit import CHECKS, audit_checks
-from harness.discovery import discover_programs
+from harness.discovery import discover_failing_programs, discover_programs
 from harness.errors import AuditFailure, HarnessError
 from harness.fixtures import scan_snapshots
 from harness.migration_gate import is_dropped, migration_case
 from harness.pytest_plugin import gate_workers, programs_package, record_run_seconds, snapshots_root
 from harness.restore import restore_fixture, restore_migrated
 from harness.run_ahead import RunAhead
-from harness.runner import run_semantic
+from harness.runner import check_refused, run_semantic
 from harness.spark_releases import known_break
 from streamplan.errors import StreamPlanError
 
@@ -48,6 +49,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             programs = []          # test_audit_programs_load reports why
         metafunc.parametrize("program", [
             pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id)) for p in programs])
+    if "refused" in metafunc.fixturenames:
+        try:
+            failing = discover_failing_programs(programs_package(config))
+        except HarnessError:
+            failing = []           # test_audit_programs_load reports why
+        metafunc.parametrize("refused", [
+            pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id)) for p in failing])
 
 
 def restore_marks(fixture) -> list:
@@ -109,8 +117,9 @@ def expect(action):
 
 
 @pytest.mark.gate("audit", "programs")
-def test_audit_programs_load(programs):
+def test_audit_programs_load(programs, pytestconfig):
     assert programs, "the programs package holds no program"
+    expect(lambda: discover_failing_programs(programs_package(pytestconfig)))
 
 
 @pytest.mark.spark
@@ -135,6 +144,11 @@ def test_migration(migrating, programs, spark, runs, request):
 @pytest.mark.spark
 def test_semantic(program, spark, runs, request):
     check_run(request, runs, ("semantic", program.id), semantic_action(program, spark))
+
+
+@pytest.mark.spark
+def test_refused(refused, spark):
+    expect(lambda: check_refused(refused, spark))
 
 
 def check_run(request, runs, key, action, resource=None):

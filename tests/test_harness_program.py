@@ -124,7 +124,8 @@ def test_exactly_one_run_step():
         program(source(), sink(["+I[1, a]"]), sql=None)
     builder = TableTestProgram.of("calc-x", "x").setup_table_source(source()).setup_table_sink(
         sink(["+I[1, a]"])).run_sql("INSERT INTO Snk SELECT * FROM Src")
-    with pytest.raises(ProgramError, match=r"program .calc-x.: needs exactly one run step \(run_sql or run_statement_set\), has 2"):
+    with pytest.raises(ProgramError, match=r"program .calc-x.: needs exactly one run step \(run_sql, "
+                                           r"run_statement_set or run_failing_sql\), has 2"):
         builder.run_statement_set("INSERT INTO Snk SELECT * FROM Src").build()
 
 

@@ -68,7 +68,7 @@ class SelectRules:
         where = ctx.where
         scope = Scope(relation.scope_fields, where)
         input_row = relation.node.row_type
-        projection, names = self._projection(items, scope, input_row, where)
+        projection, names = self._projection(items, scope, input_row, ctx)
         condition_sql = (self._sql(scope.rewrite(condition), input_row, where)
                          if condition is not None else None)
         if sink_row is not None and len(projection) != len(sink_row.fields):
@@ -94,7 +94,8 @@ class SelectRules:
         return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
 
     def _projection(self, items: list[exp.Expression], scope: Scope, input_row: RowType,
-                    where: str) -> tuple[list[str], list[str]]:
+                    ctx: QueryContext) -> tuple[list[str], list[str]]:
+        where, position = ctx.where, ctx.position
         projection, names = [], []
         for index, item in enumerate(items):
             target = item.this if isinstance(item, exp.Alias) else item
@@ -106,7 +107,8 @@ class SelectRules:
                     names.append(f.name)
                 continue
             if any(isinstance(node, exp.Window) for node in target.walk()):
-                raise UnsupportedSqlError("OVER window (needs stream-exec-over-aggregate)")
+                raise UnsupportedSqlError("OVER window (needs stream-exec-over-aggregate)",
+                                          position.line, position.column, position.source)
             projection.append(self._sql(scope.rewrite(target), input_row, where))
             if isinstance(item, exp.Alias):
                 names.append(item.alias)
@@ -190,7 +192,10 @@ def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> 
 
 
 def _has_aggregates(select: exp.Select) -> bool:
-    return any(isinstance(node, exp.AggFunc) for item in select.expressions for node in item.walk())
+    """Whether the SELECT list aggregates: an aggregate under OVER (...) is a window function,
+    which the projection refuses by name (stream-exec-over-aggregate), not a group aggregate."""
+    return any(isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window)
+               for item in select.expressions for node in item.walk())
 
 
 def _widens(got: SqlType, want: SqlType) -> bool:

@@ -3,7 +3,8 @@
     harness generate [--node calc] [--program calc-projection-filter] [--force]
     harness restore  [--node calc] [--program ID] [--cluster | --master spark://host:port]
     harness audit    [--no-compile]
-    harness gate     [--junit out/gate.xml] [--gate-report out/gate.html] [--cluster]
+    harness gate     [--junit out/gate.xml] [--gate-report out/gate.html] [--cluster] [--shard K/N]
+    harness report merge OUT.xml OUT.html SHARD.xml...   one gate report from the shards' JUnit
     harness cluster image | up      the Spark cluster in Docker (harness.cluster)
 
 Expected failures print as readable messages and exit 1; no tracebacks.
@@ -15,13 +16,14 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from streamplan.testing import StreamPlanError
 
 from .discovery import discover_programs, node_of, select_programs, short_name
 from .errors import HarnessError
 from .fixtures import DEFAULT_SNAPSHOTS, Fixture, scan_snapshots
-from .gate import CLUSTER_HELP, MASTER_HELP
+from .gate import CLUSTER_HELP, MASTER_HELP, SHARD
 from .progress import Outcome, run_each
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -42,7 +44,7 @@ def _say(line: str) -> None:
 
 
 def _fail(err: Exception) -> None:
-    errors.print(f"[bold red]error:[/] {err}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
     raise typer.Exit(code=1)
 
 
@@ -184,7 +186,8 @@ def gate(ctx: typer.Context,
              None, "--spark", metavar="RELEASE",
              help="run the gate on another PySpark release (its own environment, created "
                   "once): the check before moving the pin (docs/fixtures.md)"),
-         cluster: bool = CLUSTER, master: Optional[str] = MASTER):
+         cluster: bool = CLUSTER, master: Optional[str] = MASTER,
+         shard: Optional[str] = SHARD):
     """The PR gate: every audit check, fixture restore and program run, by pytest (extra
     arguments go to pytest, e.g. `harness gate -k interval-join`)."""
     from .gate import run_gate
@@ -196,17 +199,39 @@ def gate(ctx: typer.Context,
     if spark is not None:
         args = ["gate", "--snapshots", str(snapshots),
                 *([f"--junit={junit}"] if junit else []),
-                *([f"--gate-report={report}"] if report else []), *ctx.args]
+                *([f"--gate-report={report}"] if report else []),
+                *([f"--shard={shard}"] if shard else []), *ctx.args]
         try:
             raise typer.Exit(code=run_in_release(spark, args, console))
         except HarnessError as err:
             _fail(err)
     try:
         code = run_gate(snapshots, junit, extra=ctx.args, report=report, cluster=cluster,
-                        master=master)
+                        master=master, shard=shard)
     except HarnessError as err:
         _fail(err)
     raise typer.Exit(code=code)
+
+
+report_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                         help="Gate reports: merge the JUnit XML of a sharded gate's shards.")
+app.add_typer(report_app, name="report")
+
+
+@report_app.command("merge")
+def report_merge(out_xml: Path = typer.Argument(..., metavar="OUT.xml", help="merged JUnit XML"),
+                 out_html: Path = typer.Argument(..., metavar="OUT.html", help="HTML gate report"),
+                 shards: list[Path] = typer.Argument(..., metavar="SHARD.xml...",
+                                                     help="every shard's JUnit XML")):
+    """One JUnit XML and one HTML gate report from the shards of `ci/gate --shard K/N`
+    (refuses unreadable files, a test in two shards, shards of different N or missing)."""
+    from .report_merge import merge_reports
+
+    try:
+        line = merge_reports(out_xml, out_html, shards)
+    except HarnessError as err:
+        _fail(err)
+    typer.echo(f"{line}\nmerged JUnit XML: {out_xml}\ngate report: {out_html}")
 
 
 cluster_app = typer.Typer(add_completion=False, no_args_is_help=True,

@@ -57,6 +57,7 @@ class ReportMeta:
     generated_at: str                  # ISO 8601
     seconds: float                     # the whole run's wall time
     problem: Optional[str] = None      # pytest stopped outside the checks (interrupt, collection error)
+    shard: Optional[str] = None        # "K/N": the report of one shard of the gate (harness.shard)
 
 
 # --- the data --------------------------------------------------------------------------------------
@@ -78,6 +79,11 @@ def count_line(records: Sequence[Record]) -> str:
     """'audit 4/5 checks passed, restore 24/24 fixtures restored, ...' (the terminal verdict)."""
     return ", ".join(f"{c['suite']} {c['passed']}/{c['total']} {c['noun']}"
                      for c in suite_counts(records))
+
+
+def summary_line(result: str, records: Sequence[Record], shard: Optional[str] = None) -> str:
+    """'gate PASSED: audit 5/5 checks passed, ...'; a shard's: 'gate PASSED (shard 1/2): ...'."""
+    return f"gate {result}{f' (shard {shard})' if shard else ''}: {count_line(records)}"
 
 
 def verdict(records: Sequence[Record], problem: Optional[str] = None) -> str:
@@ -176,6 +182,7 @@ def report_data(records: Sequence[Record], meta: ReportMeta) -> dict:
         "spark_version": meta.spark_version,
         "generated_at": meta.generated_at,
         "seconds": round(meta.seconds, 3),
+        **({"shard": meta.shard} if meta.shard else {}),
         "counts": suite_counts(records),
         "matrix": matrix(records),
         "records": [{"suite": r.suite, "name": r.name, "outcome": r.outcome,
@@ -296,7 +303,7 @@ def render_report(records: Iterable[Record], meta: ReportMeta) -> str:
     elif not records:
         out.append('<p class="problem">No gate check ran.</p>')
     if records:
-        out.append(f'<p id="count-line">gate {result}: {_e(count_line(records))}</p>')
+        out.append(f'<p id="count-line">{_e(summary_line(result, records, meta.shard))}</p>')
     out.append('<dl class="meta">')
     for label, value in (("total time", _seconds(meta.seconds)),
                          ("engine version", meta.engine_version),

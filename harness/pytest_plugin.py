@@ -10,6 +10,10 @@ This plugin (loaded by the repository's conftest.py) adds what the gate needs on
     --gate-report PATH     write the gate's self-contained HTML report here (harness.gate_report)
     --gate-workers N       restores and semantic runs kept going at once (harness.run_ahead;
                            default $STREAMPLAN_GATE_WORKERS or 3; 1 runs each in its test)
+    --gate-shard K/N       run only shard K of N: the audit checks in shard 1, the restores,
+                           migrations and semantic runs split by cost (harness.shard); the
+                           JUnit XML then records the shard and each check's gate record,
+                           for `harness report merge`
 
 and a one-line verdict per suite at the end of the run. Tests take part in the verdict
 through the marker `gate(suite, name)`.
@@ -27,7 +31,9 @@ from typing import Optional
 import pytest
 
 from .fixtures import DEFAULT_SNAPSHOTS
-from .gate_report import SUITE_NOUNS, SUITES, ReportMeta, count_line, render_report  # noqa: F401
+from .gate_report import (SUITE_NOUNS, SUITES, ReportMeta, count_line,  # noqa: F401
+                          render_report, summary_line)
+from .shard import SHARD_PROPERTY, Shard, ShardError, parse_shard, run_cost, split
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,11 @@ _STARTED = pytest.StashKey[float]()
 _REPORT = pytest.StashKey[Optional[Path]]()
 _WRITTEN = pytest.StashKey[Path]()
 _RUN_SECONDS = pytest.StashKey[float]()
+_SHARD = pytest.StashKey[Optional[Shard]]()
+
+# JUnit properties of a shard's report (harness.report_merge reads them back)
+ENGINE_PROPERTY, SPARK_PROPERTY, SECONDS_PROPERTY = "gate-engine-version", "gate-spark-version", "gate-seconds"
+SUITE_PROPERTY, NAME_PROPERTY, RUN_SECONDS_PROPERTY = "gate-suite", "gate-name", "gate-run-seconds"
 
 
 def record_run_seconds(item: pytest.Item, seconds: float) -> None:
@@ -75,6 +86,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gate-report", default=None, metavar="PATH",
                     help="write the gate's report here: one self-contained HTML page (verdict, "
                          "restore matrix, audit checks, every failure's message)")
+    group.addoption("--gate-shard", default=None, metavar="K/N",
+                    help="run shard K of N of the gate (audit checks in shard 1, the runs split "
+                         "by cost, the same split on every machine); merge the shards' JUnit "
+                         "XML with `harness report merge`")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,6 +99,74 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STARTED] = time.monotonic()
     report = config.getoption("gate_report", None)
     config.stash[_REPORT] = Path(report).resolve() if report else None   # before any chdir
+    shard = config.getoption("gate_shard", None)
+    try:
+        config.stash[_SHARD] = parse_shard(shard) if shard is not None else None
+    except ShardError as err:
+        raise pytest.UsageError(str(err)) from None
+
+
+def gate_shard(config: pytest.Config) -> Optional[Shard]:
+    return config.stash.get(_SHARD, None)
+
+
+RUN_PARAMS = {"fixture": "restore", "migrating": "migration", "program": "semantic"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--gate-shard K/N: keep shard K's tests (harness.shard), deselect the others."""
+    shard = gate_shard(config)
+    if shard is None:
+        return
+    costs, pinned = {}, []
+    programs = None
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        run = next((p for p in RUN_PARAMS if p in params), None)
+        marker = item.get_closest_marker("gate")
+        if run is None or marker is None or marker.args[0] == "audit":
+            pinned.append(item.nodeid)
+            continue
+        if programs is None:
+            programs = _programs_by_id(config)
+        value = params[run]
+        program = value if run == "program" else programs.get(getattr(value, "program_id", None))
+        costs[item.nodeid] = run_cost(RUN_PARAMS[run], program)
+    assigned = split(costs, shard.count, pinned)
+    keep = [item for item in items if assigned[item.nodeid] == shard.index]
+    deselected = [item for item in items if assigned[item.nodeid] != shard.index]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = keep
+
+
+def _programs_by_id(config: pytest.Config) -> dict:
+    from .discovery import discover_programs
+    from .errors import HarnessError
+
+    try:
+        return {program.id: program for program in discover_programs(programs_package(config))}
+    except (HarnessError, ImportError):
+        return {}                  # test_audit_programs_load reports why
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A shard's JUnit XML says which shard it is (and the versions, for the merged report)."""
+    shard = gate_shard(session.config)
+    xml = _junit_xml(session.config)
+    if shard is None or xml is None:
+        return
+    xml.add_global_property(SHARD_PROPERTY, str(shard))
+    xml.add_global_property(ENGINE_PROPERTY, _engine_version())
+    xml.add_global_property(SPARK_PROPERTY, _spark_version())
+
+
+def _junit_xml(config: pytest.Config):
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:            # pragma: no cover - pytest moved it: no properties then
+        return None
+    return config.stash.get(xml_key, None)
 
 
 def snapshots_root(config: pytest.Config) -> Path:
@@ -112,9 +195,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     # One record per test: its call, or the setup that failed or skipped it.
     if marker is not None and (report.when == "call" or (report.when == "setup" and not report.passed)):
         message = None if report.passed else _message(report)
-        gate_records(item.config).append(
-            GateRecord(marker.args[0], marker.args[1], report.outcome,
-                       item.stash.get(_RUN_SECONDS, report.duration), message))
+        record = GateRecord(marker.args[0], marker.args[1], report.outcome,
+                            item.stash.get(_RUN_SECONDS, report.duration), message)
+        gate_records(item.config).append(record)
+        if gate_shard(item.config) is not None:       # for the merged report (junit teardown)
+            item.user_properties += [(SUITE_PROPERTY, record.suite), (NAME_PROPERTY, record.name),
+                                     (RUN_SECONDS_PROPERTY, f"{record.seconds:.3f}")]
     return report
 
 
@@ -128,9 +214,25 @@ def _message(report: pytest.TestReport) -> str:
 _STOPPED = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+@pytest.hookimpl(wrapper=True)           # around junitxml writing the file (a shard's time)
+def pytest_sessionfinish(session: pytest.Session, exitstatus):
+    shard = gate_shard(session.config)
+    if shard is not None and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        exitstatus = pytest.ExitCode.OK               # more shards than checks: an empty shard
+    finish_gate(session, exitstatus)
+    result = yield
+    if shard is not None and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK
+    return result
+
+
+def finish_gate(session: pytest.Session, exitstatus) -> None:
     """Write --gate-report (before the terminal summary, which names it)."""
     config = session.config
+    shard = gate_shard(config)
+    xml = _junit_xml(config)
+    if shard is not None and xml is not None:
+        xml.add_global_property(SECONDS_PROPERTY, f"{time.monotonic() - config.stash[_STARTED]:.3f}")
     path = config.stash.get(_REPORT, None)
     if path is None:
         return
@@ -141,7 +243,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
                    f"the checks below are not the whole gate")
     meta = ReportMeta(engine_version=_engine_version(), spark_version=_spark_version(),
                       generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                      seconds=time.monotonic() - config.stash[_STARTED], problem=problem)
+                      seconds=time.monotonic() - config.stash[_STARTED], problem=problem,
+                      shard=str(shard) if shard is not None else None)
     write_atomically(path, render_report(gate_records(config), meta))
     config.stash[_WRITTEN] = path
 
@@ -177,6 +280,10 @@ def _spark_version() -> str:
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     records = gate_records(config)
     written = config.stash.get(_WRITTEN, None)
+    shard = gate_shard(config)
+    if not records and shard is not None:
+        terminalreporter.write_sep("=", "restore gate", bold=True)
+        terminalreporter.write_line(f"gate shard {shard}: no check in this shard")
     if not records:
         if written is not None:
             terminalreporter.write_line(f"gate report: {written}")
@@ -184,7 +291,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     failed = [record for record in records if record.outcome == "failed"]
     verdict = "FAILED" if failed else "PASSED"
     terminalreporter.write_sep("=", "restore gate", bold=True)
-    terminalreporter.write_line(f"gate {verdict}: {count_line(records)}", bold=True,
+    terminalreporter.write_line(summary_line(verdict, records, str(shard) if shard else None), bold=True,
                                 red=bool(failed), green=not failed)
     for record in failed:
         first = (record.message or "").strip().splitlines()[:1] or [""]

@@ -541,6 +541,25 @@ def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots
             "from the expectation (- expected, + actual):") in out
 
 
+def test_two_shards_of_the_gate_partition_it_and_merge_into_the_whole(snapshots, tmp_path, capsys):
+    from harness.report_merge import merge_reports
+
+    whole = tmp_path / "gate.xml"
+    assert run_gate(snapshots, whole, programs=GATE_PROGRAMS) == 0
+    unsharded = [line for line in capsys.readouterr().out.splitlines() if line.startswith("gate PASSED")]
+    shards = [tmp_path / f"shard{k}.xml" for k in (1, 2)]
+    for k, junit in enumerate(shards, 1):
+        assert run_gate(snapshots, junit, programs=GATE_PROGRAMS, shard=f"{k}/2") == 0
+        assert f"gate PASSED (shard {k}/2): " in capsys.readouterr().out
+    one, two = (set(junit_cases(junit)) for junit in shards)
+    assert one and two and not one & two and one | two == set(junit_cases(whole))
+    assert "test_audit_programs_load" in one
+    summary = merge_reports(tmp_path / "merged.xml", tmp_path / "merged.html", shards)
+    assert set(junit_cases(tmp_path / "merged.xml")) == set(junit_cases(whole))
+    assert unsharded == [summary]
+    assert (tmp_path / "merged.html").read_text().count('class="verdict-PASSED"') == 1
+
+
 def test_the_gate_fails_on_audit_findings(tmp_path, capsys):
     junit = tmp_path / "gate.xml"
     assert run_gate(tmp_path / "empty", junit, programs=GATE_PROGRAMS, extra=["-k", "audit"]) == 1

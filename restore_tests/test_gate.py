@@ -42,20 +42,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("migrating", [
             pytest.param(f, id=f.id, marks=pytest.mark.gate("migration", f.id))
             for f in fixtures if migration_case(f) is not None])
-    if "program" in metafunc.fixturenames:
-        try:
-            programs = discover_programs(programs_package(config))
-        except HarnessError:
-            programs = []          # test_audit_programs_load reports why
-        metafunc.parametrize("program", [
-            pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id)) for p in programs])
-    if "refused" in metafunc.fixturenames:
-        try:
-            failing = discover_failing_programs(programs_package(config))
-        except HarnessError:
-            failing = []           # test_audit_programs_load reports why
-        metafunc.parametrize("refused", [
-            pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id)) for p in failing])
+    for name, discover in (("program", discover_programs), ("refused", discover_failing_programs)):
+        if name in metafunc.fixturenames:
+            try:
+                programs = discover(programs_package(config))
+            except HarnessError:
+                programs = []      # test_audit_programs_load reports why
+            metafunc.parametrize(name, [
+                pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id))
+                for p in programs])
 
 
 def restore_marks(fixture) -> list:

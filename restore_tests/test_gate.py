@@ -1,7 +1,7 @@
 """The restore gate, as tests: every audit check, every fixture's restore (every registered
 node version x program x Spark release that wrote the checkpoint), every older-version fixture's restore through its migrated
-plan (harness.migration_gate), every program's semantic run, and every statement that must be
-refused (FAILING_PROGRAMS) checked for its error.
+plan (harness.migration_gate), and every program's semantic run (for a statement that must be
+refused, a FAILING_PROGRAMS program, the check of its error).
 
     pytest restore_tests                                  # the whole gate
     pytest restore_tests -k interval-join_1               # one node version's restores
@@ -42,15 +42,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("migrating", [
             pytest.param(f, id=f.id, marks=pytest.mark.gate("migration", f.id))
             for f in fixtures if migration_case(f) is not None])
-    for name, discover in (("program", discover_programs), ("refused", discover_failing_programs)):
-        if name in metafunc.fixturenames:
-            try:
-                programs = discover(programs_package(config))
-            except HarnessError:
-                programs = []      # test_audit_programs_load reports why
-            metafunc.parametrize(name, [
-                pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id))
-                for p in programs])
+    if "program" in metafunc.fixturenames:
+        package = programs_package(config)
+        try:       # programs that run, and statements that must be refused (FAILING_PROGRAMS)
+            programs = discover_programs(package) + discover_failing_programs(package)
+        except HarnessError:
+            programs = []          # test_audit_programs_load reports why
+        metafunc.parametrize("program", [
+            pytest.param(p, id=p.id, marks=pytest.mark.gate("semantic", p.id)) for p in programs])
 
 
 def restore_marks(fixture) -> list:
@@ -99,6 +98,8 @@ def migration_action(fixture, programs, spark):
 
 
 def semantic_action(program, spark):
+    if program.refusal is not None:
+        return lambda: check_refused(program, spark)
     return lambda: run_semantic(program, spark)
 
 
@@ -139,11 +140,6 @@ def test_migration(migrating, programs, spark, runs, request):
 @pytest.mark.spark
 def test_semantic(program, spark, runs, request):
     check_run(request, runs, ("semantic", program.id), semantic_action(program, spark))
-
-
-@pytest.mark.spark
-def test_refused(refused, spark):
-    expect(lambda: check_refused(refused, spark))
 
 
 def check_run(request, runs, key, action, resource=None):

@@ -1,6 +1,6 @@
 """Statements that must be refused (Flink's runFailingSql): `run_failing_sql` programs live in
 their module's FAILING_PROGRAMS, have no fixtures, and the gate checks the error type and its
-message (restore_tests: test_refused)."""
+message (restore_tests: test_semantic)."""
 from __future__ import annotations
 
 import pytest

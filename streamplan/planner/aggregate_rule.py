@@ -11,11 +11,10 @@ from sqlglot import exp
 
 from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
-from ..nodes.calc import StreamExecCalc
 from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
-from ..types import Field, RowType, parse_type, quote_identifier
+from ..types import Field, RowType, parse_type
 from .aggregates import AggregateCall, aggregate_calls, result_type
-from .common import QueryContext, Relation, _calc_description, _column, _dedupe
+from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
 
 
@@ -79,13 +78,7 @@ class AggregateRules:
         projection = key_sql + arg_sql
         key_names = [key.name if plain_column(key) else f"$f{i}" for i, key in enumerate(keys)]
         names = _dedupe(key_names + [f"$f{len(keys) + i}" for i in range(len(arg_sql))])
-        node = relation.node
-        identity = projection == [quote_identifier(n) for n in input_row.names] and condition is None
-        if not identity:
-            types = self.types.resolve(input_row, projection, None, where)
-            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition,
-                            output_type=RowType(tuple(map(Field, names, types))).text,
-                            description=_calc_description(projection, names, condition))
+        node = self._calc(relation.node, projection, names, condition, where)
         pre_row = node.row_type
         # 2. the aggregate: group keys first, then one result per distinct call
         specs: list[AggCallSpec] = []

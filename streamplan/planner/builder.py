@@ -24,10 +24,11 @@ from ..options import SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert
 from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
-from ..types import INTEGRAL_TYPES, RowType
+from ..nodes.calc import StreamExecCalc
+from ..types import INTEGRAL_TYPES, Field, RowType, quote_identifier
 from .aggregate_rule import AggregateRules
 from .changelog import ChangelogRules, infer_node_changelog
-from .common import QueryContext
+from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
 from .ranks import RankRules
@@ -142,6 +143,18 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
         return True
 
     # --- used by several rules ----------------------------------------------------------
+    def _calc(self, node: ExecNode, projection: list[str], names: list[str],
+              condition: Optional[str], where: str) -> ExecNode:
+        """A calc of `projection` (named `names`) filtered by `condition` over `node`; `node`
+        itself when that is the identity."""
+        input_row = node.row_type
+        if projection == [quote_identifier(n) for n in input_row.names] and condition is None:
+            return node
+        types = self.types.resolve(input_row, projection, None, where)
+        return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
+                        output_type=RowType(tuple(map(Field, names, types))).text,
+                        description=_calc_description(projection, names, condition))
+
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
         """Spark SQL text of a resolved expression, with Flink's integer division. Only what
         a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""

@@ -11,10 +11,9 @@ from typing import Optional
 from sqlglot import exp
 
 from ..errors import PlanningError, UnsupportedSqlError
-from ..nodes.calc import StreamExecCalc
 from ..sql.ast import Position
 from ..types import NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType, quote_identifier
-from .common import QueryContext, Relation, _calc_description, _conjuncts, _dedupe
+from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
@@ -81,16 +80,8 @@ class SelectRules:
             result_types = self.types.resolve(input_row, projection, None, where)
             projection = [_cast_for_sink(expr, got, target, where)
                           for expr, got, target in zip(projection, result_types, sink_row.fields)]
-        node = relation.node
-        identity = projection == [quote_identifier(n) for n in input_row.names] and condition_sql is None
-        if not identity:
-            types = self.types.resolve(input_row, projection, None, where)
-            node = self.add(StreamExecCalc, [node], projection=projection, condition=condition_sql,
-                            output_type=RowType(tuple(map(Field, names, types))).text,
-                            description=_calc_description(projection, names, condition_sql))
-            fields = node.row_type.fields
-        else:
-            fields = input_row.fields
+        node = self._calc(relation.node, projection, names, condition_sql, where)
+        fields = node.row_type.fields if node is not relation.node else input_row.fields
         return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
 
     def _projection(self, items: list[exp.Expression], scope: Scope, input_row: RowType,

@@ -71,7 +71,9 @@ def generate(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
                       "sharing its plan"),
              release_run: bool = typer.Option(False, "--release-run", hidden=True)):
     """Write fixtures (plan, checkpoint, manifest) for the latest version of each node."""
-    from .generate import generate_fixture, generate_release_fixture
+    from streamplan.testing import running_spark_version
+
+    from .generate import existing_fixture, generate_fixture, generate_release_fixture
     from .spark_releases import run_in_release, track_release
 
     if spark is not None:
@@ -89,6 +91,14 @@ def generate(node: Optional[str] = NODE, program: Optional[str] = PROGRAM,
         selected = select_programs(discover_programs(), node, program)
     except HarnessError as err:
         _fail(err)
+    if program is None and not force:     # a selection writes what is missing, nothing else
+        release = running_spark_version() if release_run else None
+        frozen = [p for p in selected if existing_fixture(p, snapshots, release=release)]
+        if frozen:
+            console.print(f"{len(frozen)} fixture(s) exist and are frozen: skipped")
+            selected = [p for p in selected if p not in frozen]
+            if not selected:
+                raise typer.Exit(code=0)
     if release_run:
         action = lambda p: generate_release_fixture(p, snapshots, force=force)   # noqa: E731
     else:

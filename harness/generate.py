@@ -1,9 +1,10 @@
 """Generate a program's fixture under the latest version of its node.
 
 Compile, run the before-restore data, check the sinks hold exactly the expected rows, then
-write plan + portable checkpoint + manifest. Fixtures of older versions are frozen, and an
-existing fixture whose plan shape or state layout no longer matches today's node is not
-overwritten: regenerating it would hide exactly the break the version rules exist for.
+write plan + portable checkpoint + manifest. Every existing fixture is frozen (it stands for
+what users hold): generate writes only missing ones, and for an existing fixture whose plan
+shape or state layout no longer matches today's node it names the break, which regenerating
+would hide. `--force` rewrites a fixture that never landed.
 """
 from __future__ import annotations
 
@@ -41,13 +42,28 @@ def generate_fixture(program: TableTestProgram, snapshots: Path, registry: Regis
     if latest.type_id not in {n.type for n in plan.nodes}:
         raise ProgramError(f"program {program.id} is filed under {node} (by its id) but its plan "
                            f"has no {latest.type_id} node: {', '.join(n.type for n in plan.nodes)}")
-    if fixture.directory.exists() and not force:
+    if fixture.manifest_path.is_file() and not force:
         _refuse_hiding_a_break(fixture, plan, registry)
+        raise FrozenFixtureError(
+            f"{fixture.id} exists and is frozen: it stands for plans and checkpoints users "
+            f"already hold. Add a program or a version, never rewrite a fixture (--force only "
+            f"for one that never landed)")
     _write_fixture(fixture, program, env, plan, latest.type_id, write_plan=True)
     # The latest version's fixtures exist: what migrating the older ones to it must do is
     # recorded now, from the annotations as they are when the version is introduced.
     record_outcomes(snapshots, registry)
     return fixture
+
+
+def existing_fixture(program: TableTestProgram, snapshots: Path, registry: Registry = REGISTRY,
+                     release: Optional[str] = None) -> Optional[Fixture]:
+    """The program's fixture of its node's latest version (on `release`, else the pinned
+    Spark), when it exists: generate never rewrites one without --force."""
+    node = node_of(program, registry)
+    fixture = fixture_for(snapshots, short_name(node), registry.latest(node).version, program.id)
+    if release is not None:
+        fixture = fixture.on_release(release)
+    return fixture if fixture.manifest_path.is_file() else None
 
 
 def generate_release_fixture(program: TableTestProgram, snapshots: Path,

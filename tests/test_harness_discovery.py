@@ -93,3 +93,19 @@ def test_cli_errors_are_messages_with_exit_code_1(tmp_path):
     result = runner.invoke(app, ["list", "--snapshots", str(tmp_path)])
     assert result.exit_code == 0
     assert "interval-join: interval-join-early-fire" in result.output
+
+
+def test_generate_for_a_node_skips_the_fixtures_that_exist(monkeypatch):
+    """Landed fixtures are frozen: a selection writes only what is missing, and says so."""
+    import harness.generate
+    from harness.discovery import short_name
+    from harness.fixtures import DEFAULT_SNAPSHOTS
+
+    written = []
+    monkeypatch.setattr(harness.generate, "generate_fixture",
+                        lambda program, *args, **kwargs: written.append(program.id))
+    calc = [p for p in discover_programs() if short_name(node_of(p)) == "calc"]
+    result = CliRunner().invoke(app, ["generate", "--node", "calc", "--snapshots", str(DEFAULT_SNAPSHOTS)])
+    assert result.exit_code == 0, result.output
+    assert f"{len(calc)} fixture(s) exist and are frozen: skipped" in result.output
+    assert written == []

@@ -127,6 +127,13 @@ def test_generate_refuses_frozen_versions_and_hiding_a_layout_break(spark, snaps
     assert tree_digest(snapshots) == before
 
 
+def test_generate_refuses_to_rewrite_a_fixture_that_exists(spark, snapshots):
+    before = tree_digest(snapshots)
+    with pytest.raises(FrozenFixtureError, match="calc_1/calc-tiny exists and is frozen.*--force"):
+        generate_fixture(CALC_PROGRAM, snapshots, spark=spark)
+    assert tree_digest(snapshots) == before
+
+
 # --- restore -------------------------------------------------------------------------------------
 
 def test_a_node_that_reads_the_session_instead_of_its_plan_fails_the_restore(spark, generated):

@@ -91,10 +91,19 @@ INTERVAL_JOIN_MIN_CLEANUP_INTERVAL = ConfigOption(
     "mean fewer timers but state (and outer-join padding) is held longer.",
 )
 
+AGG_PHASE_STRATEGY = ConfigOption(
+    "table.optimizer.agg-phase-strategy", "enum", "AUTO",
+    "Flink's aggregation phase strategy, read by the planner: ONE_PHASE plans one aggregate; "
+    "TWO_PHASE (local and global window aggregates) is refused for window aggregates; AUTO "
+    "plans one phase here (Flink plans event-time window aggregates in two phases at AUTO).",
+    choices=("AUTO", "ONE_PHASE", "TWO_PHASE"),
+)
+
 OPTIONS: dict[str, ConfigOption] = {
     option.key: option
     for option in (STATE_TTL, SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE,
-                   SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL)
+                   SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
+                   AGG_PHASE_STRATEGY)
 }
 _BY_FALLBACK = {fallback: option for option in OPTIONS.values() for fallback in option.fallback_keys}
 

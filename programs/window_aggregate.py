@@ -365,4 +365,34 @@ WINDOW_AGGREGATE_REFUSES_TVF_WITHOUT_AGGREGATE = (
                      "needs stream-exec-window-table-function")
     .build())
 
-FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TVF_WITHOUT_AGGREGATE]
+WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
+    TableTestProgram.of("window-aggregate-refuses-two-phase", "TWO_PHASE needs Flink's local and "
+                        "global window aggregates: refused by name")
+    .setup_config("table.optimizer.agg-phase-strategy", "TWO_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), "
+                     "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, "
+                     "window_end", UnsupportedSqlError, "needs stream-exec-local-window-aggregate")
+    .build())
+
+WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
+    TableTestProgram.of("window-aggregate-refuses-window-column-below", "a window column "
+                        "filtered before the aggregate needs the window table function: refused")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE window_end > ts "
+                     "GROUP BY k, window_start, window_end", UnsupportedSqlError,
+                     "window_end in 'window_end > ts' below the window aggregate")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TVF_WITHOUT_AGGREGATE,
+                    WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
+                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

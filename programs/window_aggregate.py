@@ -352,19 +352,6 @@ NOT_PASSING = {
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
-WINDOW_AGGREGATE_REFUSES_TVF_WITHOUT_AGGREGATE = (
-    TableTestProgram.of("window-aggregate-refuses-tvf-without-aggregate", "a window TVF no "
-                        "aggregate consumes needs the window table function node: refused by name")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
-                        .build())
-    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "ws TIMESTAMP(3)")
-                      .consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO A SELECT k, window_start FROM TABLE(TUMBLE(TABLE T, "
-                     "DESCRIPTOR(ts), INTERVAL '5' SECOND))", UnsupportedSqlError,
-                     "needs stream-exec-window-table-function")
-    .build())
-
 WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
     TableTestProgram.of("window-aggregate-refuses-two-phase", "TWO_PHASE needs Flink's local and "
                         "global window aggregates: refused by name")
@@ -381,7 +368,8 @@ WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
 
 WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
     TableTestProgram.of("window-aggregate-refuses-window-column-below", "a window column "
-                        "filtered before the aggregate needs the window table function: refused")
+                        "filtered before the window aggregate (Flink's WindowAttached "
+                        "windowing): refused")
     .setup_table_source(SourceTestStep.new_builder("T")
                         .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
                         .build())
@@ -393,6 +381,5 @@ WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
                      "window_end in 'window_end > ts' below the window aggregate")
     .build())
 
-FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TVF_WITHOUT_AGGREGATE,
-                    WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
                     WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

@@ -93,7 +93,8 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
         "stream-exec-join_2",
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-table-source-scan_1",
-        "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1"]
+        "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1",
+        "stream-exec-window-table-function_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES
                 for meta in cls.__dict__["_exec_node_metadata"]}

@@ -38,7 +38,13 @@ class AggregateRules:
                                       ctx.position.column, ctx.position.source)
         window_keys: list[str] = []
         if relation.window is not None:
-            keys, window_keys = self._window_aggregate(relation, keys, ctx)
+            split = self._window_aggregate(relation, keys, ctx)
+            if split is None:               # a group aggregate over the window TVF's rows
+                relation = self._window_table_function(relation, ctx)
+                scope = Scope(relation.scope_fields, where)
+                input_row = relation.node.row_type
+            else:
+                keys, window_keys = split
         having = select.args.get("having")
         items = list(select.expressions)
         calls: list[AggregateCall] = []
@@ -81,7 +87,8 @@ class AggregateRules:
                 if column is not None:
                     raise UnsupportedSqlError(
                         f"{column} in '{expression.sql(dialect='spark')}' below the window "
-                        f"aggregate (needs stream-exec-window-table-function)",
+                        f"aggregate (a window aggregate over the window table function's "
+                        f"columns, Flink's WindowAttached windowing)",
                         ctx.position.line, ctx.position.column, ctx.position.source)
         columns = [(column_of(call.argument), column_of(call.condition, is_filter=True))
                    for call in calls]

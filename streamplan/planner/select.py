@@ -56,12 +56,8 @@ class SelectRules:
                 relation, condition = self._plan_from(select, condition, ctx, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
-            if relation.window is not None:
-                raise UnsupportedSqlError(
-                    f"a {relation.window.function} window TVF whose windows no aggregate "
-                    f"consumes (GROUP BY window_start, window_end; else it needs "
-                    f"stream-exec-window-table-function)", ctx.position.line,
-                    ctx.position.column, ctx.position.source)
+            if relation.window is not None:    # no aggregate consumes the window
+                relation = self._window_table_function(relation, ctx)
             return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
         finally:
             ctx.ctes = outer_ctes

@@ -2,8 +2,9 @@
 (and `HOP`, `CUMULATE`, each with an optional offset) becomes a relation over `t` that also
 has `window_start`, `window_end` and `window_time`. As Flink plans it, an aggregate grouped by
 `window_start, window_end` consumes the window: the TVF is folded into a
-`stream-exec-window-aggregate` (aggregate_rule.py asks `_window_aggregate` here). A window
-nothing aggregates would need `stream-exec-window-table-function`, and is refused by name.
+`stream-exec-window-aggregate` (aggregate_rule.py asks `_window_aggregate` here). Anything else
+over the window (a projection, a filter, a group aggregate by other keys) reads it from a
+`stream-exec-window-table-function` node (`_window_table_function`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..durations import INTERVAL_UNITS_MS, format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggregate,
                                       WindowingStrategy, WindowSpec)
+from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..options import AGG_PHASE_STRATEGY
 from ..types import Field, RowType, SqlType, parse_type
 from .common import QueryContext, Relation
@@ -115,9 +117,9 @@ class WindowRules:
                         WindowTvf(function, spec, time_index, column))
 
     def _window_aggregate(self, relation: Relation, keys: list[exp.Expression],
-                          ctx: QueryContext) -> tuple[list[exp.Expression], list[str]]:
-        """Splits GROUP BY into its plain keys and the window columns it groups by (which must
-        include window_start and window_end, as Flink's window aggregate requires)."""
+                          ctx: QueryContext) -> Optional[tuple[list[exp.Expression], list[str]]]:
+        """Splits GROUP BY into its plain keys and the window columns it groups by; None
+        when these are not window_start and window_end (then it is no window aggregate)."""
         plain, grouped = [], []
         for key in keys:
             name = _window_column(key, relation)
@@ -126,10 +128,7 @@ class WindowRules:
             elif name not in grouped:
                 grouped.append(name)
         if not {"window_start", "window_end"} <= set(grouped):
-            raise UnsupportedSqlError(
-                "a window TVF whose windows are not grouped by window_start and window_end "
-                "(needs stream-exec-window-table-function)", ctx.position.line,
-                ctx.position.column, ctx.position.source)
+            return None                    # not a window aggregate: the TVF is a node of its own
         if self.config.get(AGG_PHASE_STRATEGY) == "TWO_PHASE":
             raise UnsupportedSqlError(
                 "two-phase window aggregation, 'table.optimizer.agg-phase-strategy' = "
@@ -137,6 +136,27 @@ class WindowRules:
                 "stream-exec-global-window-aggregate); use ONE_PHASE or AUTO",
                 ctx.position.line, ctx.position.column, ctx.position.source)
         return plain, [name for name in WINDOW_COLUMNS if name in grouped]
+
+    def _window_table_function(self, relation: Relation, ctx: QueryContext) -> Relation:
+        """The window TVF as a node of its own (Flink's StreamExecWindowTableFunction): the
+        relation's rows with window_start, window_end and window_time appended."""
+        window = relation.window
+        input_row = relation.node.row_type
+        taken = set(WINDOW_COLUMNS) & set(input_row.names)
+        if taken:
+            raise PlanningError(f"{ctx.where}: {window.function} adds {', '.join(WINDOW_COLUMNS)}, "
+                                f"but its table already has {', '.join(sorted(taken))}; rename "
+                                f"the column")
+        output = RowType(tuple(input_row.fields) + tuple(window_property_fields()))
+        node = self.add(StreamExecWindowTableFunction, [relation.node],
+                        windowing=WindowingStrategy(window=window.spec,
+                                                    time_attribute_index=window.time_index),
+                        output_type=output.text,
+                        description=f"WindowTableFunction(window=["
+                                    f"{window.spec.describe(window.time_column)}])")
+        fields = {f.name: f for f in output.fields}
+        scope = [ScopeField(f.qualifier, f.name, fields[f.field.name]) for f in relation.scope_fields]
+        return Relation(node, scope, relation.names)
 
     def _add_window_aggregate(self, node, relation: Relation, key_count: int, specs, window_keys,
                               description_select: list[str], key_names: list[str],

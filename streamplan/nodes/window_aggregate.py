@@ -66,8 +66,7 @@ class WindowSpec(PlanModel):
         for name in ("max_size", "size", "slide", "step", "offset"):
             value = getattr(self, name)
             if value is not None:
-                label = {"max_size": "max_size"}.get(name, name)
-                parts.append(f"{label}=[{_seconds(value)}]")
+                parts.append(f"{name}=[{_seconds(value)}]")
         return f"{WINDOW_KINDS[self.type]}({', '.join(parts)})"
 
 

@@ -37,11 +37,12 @@ from .select import SelectRules
 from .sources import SourceRules, table_row_type
 from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
+from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  ChangelogRules):
+                  WindowRules, ChangelogRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
@@ -144,15 +145,18 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
 
     # --- used by several rules ----------------------------------------------------------
     def _calc(self, node: ExecNode, projection: list[str], names: list[str],
-              condition: Optional[str], where: str) -> ExecNode:
+              condition: Optional[str], where: str, rowtime: Optional[str] = None) -> ExecNode:
         """A calc of `projection` (named `names`) filtered by `condition` over `node`; `node`
-        itself when that is the identity."""
+        itself when that is the identity. `rowtime`: the output column that stays the rowtime
+        attribute (a window aggregate's time attribute)."""
         input_row = node.row_type
         if projection == [quote_identifier(n) for n in input_row.names] and condition is None:
             return node
         types = self.types.resolve(input_row, projection, None, where)
+        fields = tuple(Field(name, sql_type, rowtime=name == rowtime)
+                       for name, sql_type in zip(names, types))
         return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
-                        output_type=RowType(tuple(map(Field, names, types))).text,
+                        output_type=RowType(fields).text,
                         description=_calc_description(projection, names, condition))
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:

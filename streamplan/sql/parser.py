@@ -696,13 +696,35 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
         if problem is not None:
             raise src.syntax_error(problem, token.start)
     start = tokens[0].start
-    fragment = src.text[start:tokens[-1].end]
+    fragment = _window_tvf_tables(src, src.text[start:tokens[-1].end], tokens, start)
     try:
         return sqlglot.parse_one(fragment, read="spark", into=into)
     except ParseError as error:
         raise _translate(src, start, fragment, error) from error
     except TokenError as error:
         raise src.syntax_error(f"cannot tokenize this SQL: {error}", start) from error
+
+
+# Flink's window table-valued functions: `TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)`.
+WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE")
+
+
+def _window_tvf_tables(src: SourceText, fragment: str, tokens: Sequence[Token], start: int) -> str:
+    """The fragment with the `TABLE` keyword of a window TVF's table argument blanked out
+    (spaces, so every offset stays where it was): sqlglot then reads `TUMBLE(t, DESCRIPTOR(ts),
+    ...)` as a function of the table's name, which the planner takes as the window TVF."""
+    for index in range(2, len(tokens)):
+        token = tokens[index]
+        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
+                and tokens[index - 2].is_word("SESSION"):
+            raise src.unsupported("SESSION window TVF", tokens[index - 2].start,
+                                  "Session windows are not supported yet; TUMBLE, HOP and "
+                                  "CUMULATE are.")
+        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
+                and tokens[index - 2].is_word(*WINDOW_TVFS):
+            at = token.start - start
+            fragment = fragment[:at] + " " * (token.end - token.start) + fragment[token.end - start:]
+    return fragment
 
 
 def _check_parentheses(src: SourceText, tokens: list[Token]) -> None:

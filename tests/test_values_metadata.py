@@ -139,3 +139,22 @@ def test_only_a_ported_program_keeps_an_id_with_an_underscore():
     assert program(True).id == "sink-bucketing_x"
     with pytest.raises(ProgramError, match="an id is lower-case words joined by '-'"):
         program(False)
+
+
+def test_a_plan_whose_partition_list_names_no_field_of_the_scan_is_refused():
+    import json
+    from pathlib import Path
+
+    from streamplan.errors import PlanFormatError
+    from streamplan.plan import parse_plan
+
+    path = (Path(__file__).resolve().parent.parent / "snapshots" / "table-source-scan_1" /
+            "table-source-scan-partition-pushdown" / "plan" /
+            "table-source-scan-partition-pushdown.json")
+    plan = json.loads(path.read_text())
+    parse_plan(json.dumps(plan))
+    (scan,) = [n for n in plan["nodes"] if n["type"].startswith("stream-exec-table-source-scan")]
+    scan["table"]["options"]["partition-list"] = "x:1"
+    with pytest.raises(PlanFormatError, match=r"'partition-list' names 'x', which is no field "
+                                              r"of outputType \(a, b, c\)"):
+        parse_plan(json.dumps(plan))

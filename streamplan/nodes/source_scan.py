@@ -1,6 +1,8 @@
 """Table source scan: reads a `values` table as a changelog stream."""
 from __future__ import annotations
 
+from pydantic import model_validator
+
 from ..changelog import END_OF_INPUT_CODE, OP_COLUMN, RowKind, parse_changelog_mode
 from ..errors import ExecutionError
 from .base import ExecNode
@@ -14,6 +16,19 @@ class StreamExecTableSourceScan(ExecNode):
     STATE_DOC = ("source offsets")
     arity = 0
     table: TableSpec
+
+    @model_validator(mode="after")
+    def _partitions_name_read_columns(self) -> "StreamExecTableSourceScan":
+        """A 'partition-list' names columns the scan reads (its rows are filtered on them)."""
+        from ..values_connector import partition_list
+
+        text = self.table.options.get("partition-list")
+        for partition in partition_list(text) if text else ():
+            for column in partition:
+                if column not in self.row_type.names:
+                    raise ValueError(f"'partition-list' names '{column}', which is no field "
+                                     f"of outputType ({', '.join(self.row_type.names)})")
+        return self
 
     def output_changelog(self, inputs: list[frozenset[RowKind]]) -> frozenset[RowKind]:
         return parse_changelog_mode(self.table.options.get("changelog-mode", "I"))

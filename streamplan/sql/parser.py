@@ -3,11 +3,13 @@
 Supported statements (producing the model of :mod:`streamplan.sql.ast`):
 
 * ``SET 'key' = 'value'`` and ``SET some.key = value`` (unquoted key and value)
-* ``CREATE TABLE [IF NOT EXISTS] t (<columns>) [WITH ('k' = 'v', ...)]`` with physical and
-  computed columns, one ``WATERMARK FOR c AS c [- INTERVAL 'n' UNIT]`` and a
-  ``PRIMARY KEY (...) NOT ENFORCED`` (table or column level). ``IF NOT EXISTS`` is accepted
-  and has no effect: a script declares every table exactly once.
-* ``INSERT INTO t SELECT ...`` with ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
+* ``CREATE TABLE [IF NOT EXISTS] t (<columns>) [DISTRIBUTED ...] [PARTITIONED BY (...)]
+  [WITH ('k' = 'v', ...)]`` with physical, computed and metadata columns
+  (``c TYPE METADATA [FROM 'key']``), one ``WATERMARK FOR c AS c [- INTERVAL 'n' UNIT]`` or
+  ``AS SOURCE_WATERMARK()`` and a ``PRIMARY KEY (...) NOT ENFORCED`` (table or column level).
+  ``IF NOT EXISTS`` is accepted and has no effect: a script declares every table exactly once.
+* ``INSERT { INTO | OVERWRITE } t [PARTITION (k = v, ...)] [(c, ...)] SELECT ...`` with
+  ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
 * statement sets: ``EXECUTE STATEMENT SET BEGIN ...; END`` and ``BEGIN STATEMENT SET; ...; END;``
 * ``COMPILE PLAN 'p' [IF NOT EXISTS] FOR <INSERT | [EXECUTE] STATEMENT SET BEGIN ... END>``
 * ``COMPILE PLAN 'new' [IF NOT EXISTS] FROM 'old'``: plan migration (FLIP-190)

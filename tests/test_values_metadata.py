@@ -158,3 +158,26 @@ def test_a_plan_whose_partition_list_names_no_field_of_the_scan_is_refused():
     with pytest.raises(PlanFormatError, match=r"'partition-list' names 'x', which is no field "
                                               r"of outputType \(a, b, c\)"):
         parse_plan(json.dumps(plan))
+
+
+@pytest.mark.spark
+def test_a_stateful_query_over_a_source_watermark_is_refused(spark):
+    """SOURCE_WATERMARK()'s column is a plain timestamp here (Flink's is a rowtime attribute
+    without watermarks): a stateless query plans alike, a stateful one is refused."""
+    from streamplan.api import TableEnvironment
+    from streamplan.errors import UnsupportedSqlError
+
+    env = TableEnvironment(spark=spark)
+    env.execute_sql(
+        "CREATE TABLE T (a INT, ts TIMESTAMP(3), WATERMARK FOR ts AS SOURCE_WATERMARK()) "
+        "WITH ('connector' = 'values', 'enable-watermark-push-down' = 'true');\n"
+        "CREATE TABLE S (a INT, ts TIMESTAMP(3)) WITH ('connector' = 'values', "
+        "'sink-insert-only' = 'false')")
+    plan = env.compile_sql("INSERT INTO S SELECT a, ts FROM T WHERE a > 1")
+    assert [n.type.rsplit("_", 1)[0] for n in plan.nodes] == [
+        "stream-exec-table-source-scan", "stream-exec-calc", "stream-exec-sink"]
+    with pytest.raises(UnsupportedSqlError, match=r":1:41: unsupported: stream-exec-\S+ in a "
+                                                  r"query reading table 'T', whose WATERMARK "
+                                                  r"FOR ts AS SOURCE_WATERMARK\(\)"):
+        env.compile_sql("INSERT INTO S SELECT a, ts FROM (SELECT *, ROW_NUMBER() OVER "
+                        "(PARTITION BY a ORDER BY ts) AS rn FROM T) WHERE rn = 1")

@@ -19,6 +19,8 @@ from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
+from ..nodes.source_scan import StreamExecTableSourceScan
+from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
 from ..options import SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert
@@ -78,8 +80,34 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
     def plan(self, inserts: list[Insert]) -> CompiledPlan:
         for insert in inserts:
             self._plan_insert(insert)
+        self._refuse_state_over_source_watermarks()
         self._generate_update_before_where_needed()
         return CompiledPlan(self.nodes, self.edges)
+
+    def _refuse_state_over_source_watermarks(self) -> None:
+        """`WATERMARK FOR c AS SOURCE_WATERMARK()`: in Flink `c` is a rowtime attribute whose
+        watermark the values source never advances; here it is planned as a plain timestamp
+        (no watermark assigner). Stateless plans are the same either way; a stateful one may
+        not be (a row-time deduplication or an event-time interval join in Flink), so it is
+        refused rather than planned unlike Flink."""
+        stateless = (StreamExecTableSourceScan, StreamExecCalc, StreamExecSink,
+                     StreamExecWatermarkAssigner)
+        for scan in self.nodes:
+            if not isinstance(scan, StreamExecTableSourceScan):
+                continue
+            table = self.catalog.get(scan.table.identifier)
+            if table is None or table.watermark is None or not table.watermark.from_source:
+                continue
+            stateful = next((n for n in self.nodes if not isinstance(n, stateless)), None)
+            if stateful is not None:
+                position = table.watermark.position or table.position
+                raise UnsupportedSqlError(
+                    f"{stateful.type} in a query reading table '{table.name}', whose "
+                    f"WATERMARK FOR {table.watermark.column} AS SOURCE_WATERMARK() makes "
+                    f"'{table.watermark.column}' a rowtime attribute in Flink; here it is a "
+                    f"plain timestamp (the values source emits no watermark), so only "
+                    f"stateless queries read such a table", position.line, position.column,
+                    position.source)
 
     # --- statements -----------------------------------------------------------------------
     def _plan_insert(self, insert: Insert) -> None:

@@ -55,6 +55,9 @@ from .steps import (ConfigOptionTestStep, FailingSqlTestStep, SinkTestStep, Sour
                     require_text, require_unicode, shown)
 
 _PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+# Flink names a few programs with '_' too ("sink-bucketing_with-count"); a ported program
+# keeps Flink's id.
+_FLINK_PROGRAM_ID = re.compile(r"^[a-z0-9]+([-_][a-z0-9]+)*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 RunStep = Union[SqlTestStep, StatementSetTestStep, FailingSqlTestStep]
 RUN_STEPS = (SqlTestStep, StatementSetTestStep, FailingSqlTestStep)
@@ -145,6 +148,9 @@ class TableTestProgram:
                        "rows": [[kind.short, [to_json(v) for v in values]]
                                 for kind, values in step.feed_rows("before")]}
                 for name, step in sorted(self.sources.items())}
+        for name, step in self.sources.items():
+            if step.partition_keys:                # absent otherwise: older fingerprints hold
+                data[name]["partition keys"] = list(step.partition_keys)
         for name, step in self.sources.items():
             if step.clock_advances("before"):      # absent otherwise: older fingerprints hold
                 data[name]["clock"] = step.clock_advances("before")
@@ -283,14 +289,14 @@ def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:
     if options == dict(step.options):
         return step
     ordered = tuple(sorted(options.items()))
-    (table,) = parse_script(render_ddl(step.name, step.schema, ordered),
-                            source=f"table '{step.name}'")
+    (table,) = parse_script(render_ddl(step.name, step.schema, ordered, step.partition_keys,
+                                       step.distribution), source=f"table '{step.name}'")
     return replace(step, options=ordered, table=table)
 
 
 def _validate(program: TableTestProgram) -> None:
     where = f"program {program.id!r}"
-    _check_id_and_description(program.id, program.description)
+    _check_id_and_description(program.id, program.description, program.ported_from is not None)
     names = [step.name for step in program.steps if isinstance(step, TableTestStep)]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -304,9 +310,11 @@ def _validate(program: TableTestProgram) -> None:
         _check_table_references(program, where)
 
 
-def _check_id_and_description(id: object, description: object) -> None:
+def _check_id_and_description(id: object, description: object, ported: bool = True) -> None:
+    """`ported`: whether Flink's ids (with '_') are allowed; the builder checks the id
+    before it knows, and build() again once it does."""
     where = f"program {brief_repr(id)}"
-    if not isinstance(id, str) or not _PROGRAM_ID.match(id):
+    if not isinstance(id, str) or not (_FLINK_PROGRAM_ID if ported else _PROGRAM_ID).match(id):
         raise ProgramError(f"{where}: an id is lower-case words joined by '-', starting with the "
                            f"exec node's short name (e.g. 'calc-projection-filter')")
     if not isinstance(description, str):

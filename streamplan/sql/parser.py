@@ -598,7 +598,7 @@ def _parse_insert(cur: _Cursor) -> Insert:
     cur.expect_word("INTO", "after INSERT")
     target = _table_name(cur, "a target table after INSERT INTO")
     _reject_insert_clause(cur, target)
-    if not cur.peek_word(*_QUERY_STARTS):
+    if not (cur.peek_word(*_QUERY_STARTS) or _is_punct(cur.peek(), "(")):
         raise cur.fail(f"SELECT after INSERT INTO {target}")
     tokens = cur.rest()
     tokens, on_conflict = _on_conflict(cur, tokens)
@@ -633,22 +633,29 @@ def _reject_insert_clause(cur: _Cursor, target: str) -> None:
     if token is not None and token.is_word("PARTITION"):
         raise cur.src.unsupported("INSERT ... PARTITION", token.start)
     if token is not None and token.is_punct("("):
-        if cur.peek_word(*_QUERY_STARTS, ahead=1):
-            raise cur.src.unsupported(f"parenthesised query after INSERT INTO {target}",
-                                      token.start, "Remove the parentheses around the SELECT.")
+        if cur.peek_word(*_QUERY_STARTS, ahead=1) or _is_punct(cur.peek(1), "("):
+            return                 # a parenthesised query, as Flink takes it: (SELECT ...) UNION ALL ...
         raise cur.src.unsupported("INSERT column list", token.start,
                                   "Select the columns in the order of the sink table instead.")
 
 
-def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select:
-    """The query must be a single SELECT (optionally with WITH); set operations are rejected."""
+def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select | exp.Union:
+    """The query is a SELECT (optionally with WITH), or a UNION [ALL] of queries, each maybe in
+    parentheses; other set operations are rejected."""
     tree = _parse_fragment(src, tokens)
-    if isinstance(tree, exp.Select):
+    while isinstance(tree, exp.Subquery) and not tree.alias and isinstance(
+            tree.this, (exp.Select, exp.Union, exp.Subquery)):
+        tree = tree.this
+    if isinstance(tree, (exp.Select, exp.Union)):
         return tree
     kind = _QUERY_KINDS.get(type(tree), f"{tree.key.upper()} query")
     at = next((t.start for t in _top_level(tokens) if t.is_word(kind)), tokens[0].start)
     raise src.unsupported(f"{kind} in INSERT INTO", at,
-                          "The query of an INSERT must be one SELECT.")
+                          "The query of an INSERT is a SELECT or a UNION [ALL] of SELECTs.")
+
+
+def _is_punct(token: Token | None, punct: str) -> bool:
+    return token is not None and token.is_punct(punct)
 
 
 def _top_level(tokens: Sequence[Token]) -> Iterator[Token]:

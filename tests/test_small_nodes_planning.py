@@ -111,7 +111,7 @@ def test_a_tampered_values_literal_is_refused_when_the_plan_loads(env):
     data = plan.to_json()
     parse_plan(json.dumps(data))                           # as compiled, it loads
     data["nodes"][0]["tuples"][0][0]["value"] = "not a number"
-    with pytest.raises(PlanFormatError, match="tuples.*'not a number' is not an integer"):
+    with pytest.raises(PlanFormatError, match="tuples.*value 'not a number' is no INT NOT NULL literal"):
         parse_plan(json.dumps(data))
 
 

@@ -14,13 +14,16 @@ from pydantic import model_validator
 
 from ..changelog import FeedRow, RowKind
 from ..errors import ExecutionError
-from ..runtime.rows import to_python
+from ..runtime.rows import brief_repr, to_python
 from ..types import STRING_TYPES, parse_type
 from .base import ExecNode, PlanModel
 from .fields import SqlTypeText
 from .metadata import exec_node
 
 FEED_PREFIX = "__values_node_"      # the feed a values node reads, by node id (never a table)
+# A literal's value in the plan JSON, by its type (decimals, dates and timestamps as text).
+_JSON_TYPES = {"TINYINT": (int,), "SMALLINT": (int,), "INT": (int,), "BIGINT": (int,),
+               "FLOAT": (int, float), "DOUBLE": (int, float), "BOOLEAN": (bool,)}
 
 
 class ValuesLiteral(PlanModel):
@@ -34,15 +37,22 @@ class ValuesLiteral(PlanModel):
     @model_validator(mode="after")
     def _value_fits_type(self) -> "ValuesLiteral":
         sql_type = parse_type(self.type)
-        if self.value is None:
+        value = self.value
+        if value is None:
             if not sql_type.nullable:
-                raise ValueError(f"a NULL literal of type {self.type}: its type must be nullable")
+                raise ValueError(f"value: a NULL literal of type {self.type}: its type must be "
+                                 f"nullable")
             return self
-        if isinstance(self.value, (dict, list)):
-            raise ValueError(f"literal {str(self.value)[:40]} is no number, string or boolean")
-        to_python(self.value, sql_type)          # raises ValueError naming the problem
-        if sql_type.name in ("VARCHAR", "CHAR") and len(str(self.value)) > sql_type.params[0]:
-            raise ValueError(f"literal '{str(self.value)[:40]}' is longer than its type {self.type}")
+        json_types = _JSON_TYPES.get(sql_type.name, (str,))
+        if isinstance(value, bool) != (bool in json_types) or not isinstance(value, json_types):
+            raise ValueError(f"value {brief_repr(value)} is no {self.type} literal (as JSON: "
+                             f"{' or '.join(t.__name__ for t in json_types)})")
+        try:
+            to_python(value, sql_type)
+        except ValueError as err:
+            raise ValueError(f"value: {err}") from None
+        if sql_type.name in ("VARCHAR", "CHAR") and len(value) > sql_type.params[0]:
+            raise ValueError(f"value {brief_repr(value)} is longer than its type {self.type}")
         return self
 
 

@@ -193,6 +193,51 @@ DEDUPLICATE_BATCHED = (
     .run_sql(DEDUP.format(order="pt DESC"))
     .build())
 
+# NULL partition keys, in multi-row micro-batches (`in_batches("phase")`): NULL is a key like
+# any other, for each of the deduplicate's functions (one statement set, one source):
+# keep last and keep first by arrival, keep last by event time (NULL's @4 row is older than
+# its kept @5 row and replaces nothing), keep first by event time (a row waits for the
+# watermark: NULL's earliest row, @4, is still waiting at the restore (watermark 3 s) and is
+# emitted when the watermark passes it after the restore; its later rows are ignored). One
+# batch before the restore holds two rows of the NULL key; after it NULL-keyed state written
+# before it decides. No row is ever behind a watermark, so Flink's result does not depend on
+# when it emits watermarks. Checked on Flink 2.3.
+DEDUPLICATE_NULL_KEYS = (
+    TableTestProgram.of("deduplicate-null-keys", "NULL partition keys keep their row across "
+                        "the restore and within one micro-batch, by arrival and by event time")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "t TIMESTAMP(3)", "pt AS PROCTIME()",
+                                    "WATERMARK FOR t AS t - INTERVAL '2' SECOND")
+                        .producing_before_restore([None, 1, at(5)], [None, 2, at(4)],
+                                                  ["a", 3, at(4)])
+                        .producing_after_restore([None, 4, at(6)], ["a", 5, at(7)],
+                                                 ["b", 6, at(8)])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("L").add_schema("k STRING", "v INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[null, 1]", "-U[null, 1]", "+U[null, 2]",
+                                                "+I[a, 3]")
+                      .consuming_after_restore("-U[null, 2]", "+U[null, 4]", "-U[a, 3]",
+                                               "+U[a, 5]", "+I[b, 6]").build())
+    .setup_table_sink(SinkTestStep.new_builder("F").add_schema("k STRING", "v INT")
+                      .consuming_before_restore("+I[null, 1]", "+I[a, 3]")
+                      .consuming_after_restore("+I[b, 6]").build())
+    .setup_table_sink(SinkTestStep.new_builder("K").add_schema("k STRING", "v INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[null, 1]", "+I[a, 3]")
+                      .consuming_after_restore("-U[null, 1]", "+U[null, 4]", "-U[a, 3]",
+                                               "+U[a, 5]", "+I[b, 6]").build())
+    .setup_table_sink(SinkTestStep.new_builder("E").add_schema("k STRING", "v INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[null, 2]", "+I[a, 3]", "+I[b, 6]").build())
+    .run_statement_set(*(f"INSERT INTO {sink} SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER "
+                         f"(PARTITION BY k ORDER BY {order}) AS rn FROM T) WHERE rn = 1"
+                         for sink, order in (("L", "pt DESC"), ("F", "pt ASC"), ("K", "t DESC"),
+                                             ("E", "t ASC"))))
+    .build())
+
 PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
             DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
-            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES, DEDUPLICATE_BATCHED]
+            DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES, DEDUPLICATE_BATCHED,
+            DEDUPLICATE_NULL_KEYS]

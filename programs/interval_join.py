@@ -491,6 +491,24 @@ INTERVAL_JOIN_PROC_TIME_OUTER_EARLY_FIRE = program(
     bounds="L.lpt BETWEEN R.rpt - INTERVAL '5' SECOND AND R.rpt + INTERVAL '5' SECOND",
     hint="EARLY_FIRE('delay'='2s')", changelog=True)
 
+# NULL keys and NULL condition values in multi-row micro-batches (`in_batches("phase")`),
+# FULL join, window ±2 s, `L.lv <> R.rv`: one batch before the restore holds two NULL-keyed
+# rows of each side (and a key whose condition is NULL); after it more NULL-keyed rows meet
+# the cached ones and must not match. Every row is within the window and nothing expires
+# before the end of input (watermark 9 s before the restore, 10 s after; cleanup at 12.001 s
+# and later), so the batch boundaries do not change the result. Checked on Flink 2.3.
+INTERVAL_JOIN_NULLS_BATCHED = program(
+    "interval-join-nulls-batched", "NULL keys and a NULL join condition within one micro-batch "
+    "and across the restore: padded, never joined", "FULL JOIN",
+    ([], ["+I[1, y, 1, x]", "+I[2, p, 2, q]", "+I[null, null, null, e]", "+I[null, null, null, a]",
+          "+I[null, null, null, c]", "+I[null, d, null, null]", "+I[null, a, null, null]",
+          "+I[null, b, null, null]", "+I[1, null, null, null]", "+I[null, null, 2, null]"]),
+    (source("L", "l", [(None, "a", 10), (None, "b", 10), (1, None, 10), (2, "p", 10)],
+            [(None, "d", 11), (1, "y", 11)]),
+     source("R", "r", [(None, "a", 10), (None, "c", 10.5), (1, "x", 10)],
+            [(None, "e", 11), (2, None, 11), (2, "q", 11)])),
+    extra=" AND L.lv <> R.rv", batches="phase")
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
@@ -501,7 +519,7 @@ PROGRAMS = [
     INTERVAL_JOIN_NULL_CONDITION_LEFT, INTERVAL_JOIN_NULL_CONDITION_RIGHT,
     INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE, INTERVAL_JOIN_BOUNDS_IN_WHERE,
     INTERVAL_JOIN_NEGATIVE_INTERVAL, INTERVAL_JOIN_BATCHED, INTERVAL_JOIN_PROC_TIME,
-    INTERVAL_JOIN_PROC_TIME_OUTER_EARLY_FIRE,
+    INTERVAL_JOIN_PROC_TIME_OUTER_EARLY_FIRE, INTERVAL_JOIN_NULLS_BATCHED,
 ]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in

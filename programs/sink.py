@@ -180,10 +180,41 @@ SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES = (
     .run_sql("INSERT INTO S SELECT k, COUNT(*) FROM O GROUP BY k")
     .build())
 
+# NULLs at the sink upsert materializer, in multi-row micro-batches (`in_batches("phase")`):
+# a sink primary key is NOT NULL (as in Flink), so with the enforcer set to DROP the rows whose
+# key k is NULL never reach the materializer. The input (a changelog without a key) has no
+# upsert key, so the materializer matches a retraction by the whole row, NULLs equal to NULLs:
+# one batch before the restore keeps two rows of key 1 whose v is NULL, beside (1, b); after
+# the restore each -D must find its own kept row (by id) among them: the earlier NULL row goes
+# silently, the current one lets (1, b) back, and the last row's -D deletes the key.
+SINK_UPSERT_MATERIALIZE_NULLS = (
+    TableTestProgram.of("sink-upsert-materialize-nulls", "NULL sink keys dropped before the "
+                        "materializer; rows with NULLs retracted by the whole row, across the "
+                        "restore and within one micro-batch")
+    .in_batches("phase")
+    .setup_config("table.exec.sink.not-null-enforcer", "DROP")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("id INT", "k INT", "v STRING")
+                        .add_option("changelog-mode", "I,UB,UA,D")
+                        .producing_before_restore([1, 1, None], [2, None, "x"], [3, 1, "b"],
+                                                  [4, 1, None])
+                        .producing_after_restore({"kind": "-D", "values": [1, 1, None]},
+                                                 [5, None, None],
+                                                 {"kind": "-D", "values": [4, 1, None]},
+                                                 {"kind": "-D", "values": [3, 1, "b"]})
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "v STRING", "id INT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, null, 1]", "+U[1, b, 3]", "+U[1, null, 4]")
+                      .consuming_after_restore("+U[1, b, 3]", "-D[1, b, 3]").build())
+    .run_sql("INSERT INTO S SELECT k, v, id FROM O ON CONFLICT DO DEDUPLICATE")
+    .build())
+
 PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATERIALIZE_AUTO,
             SINK_UPSERT_MATERIALIZE_NONE, SINK_UPSERT_MATERIALIZE_RETRACT_EARLIER_ROW,
             SINK_UPSERT_MATERIALIZE_FORCE, SINK_UPSERT_MATERIALIZE_AGGREGATE_OTHER_KEY,
-            SINK_UPSERT_MATERIALIZE_BATCHED, SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES]
+            SINK_UPSERT_MATERIALIZE_BATCHED, SINK_UPSERT_MATERIALIZE_STATE_TTL_EXPIRES,
+            SINK_UPSERT_MATERIALIZE_NULLS]
 
 # --- Flink's own programs (TableSinkTestPrograms.java), transcribed as they are: SQL,
 # schemas, options, rows and expected strings; Flink's ids too, '_' included. Flink's

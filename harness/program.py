@@ -47,7 +47,7 @@ from sqlglot import exp
 
 from streamplan.testing import brief_repr, parse_script, to_json
 
-from .batches import ROW, SHAPES
+from .batches import PHASE, ROW, SHAPES
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, FailingSqlTestStep, SinkTestStep, SourceTestStep,
                     SqlTestStep,
@@ -61,6 +61,7 @@ RUN_STEPS = (SqlTestStep, StatementSetTestStep, FailingSqlTestStep)
 # What Flink's RestoreTestBase gives every sink it registers; a ported program's sinks get the
 # same unless they set the option themselves, so the program runs as Flink runs it.
 FLINK_SINK_DEFAULTS = (("sink-insert-only", "false"),)
+MINIBATCH_KEY = "table.exec.mini-batch.enabled"
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class TableTestProgramBuilder:
         self._description = description
         self._steps: list[TestStep] = []
         self._ported_from: Optional[FlinkSource] = None
-        self._batch_shape = ROW
+        self._batch_shape: Optional[str] = None        # None: ROW, or PHASE for mini-batch
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
         """A program transcribed from Flink's restore tests, as it is there:
@@ -234,9 +235,19 @@ class TableTestProgramBuilder:
             steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
                           else step for step in steps)
         program = TableTestProgram(self._id, self._description, steps, self._ported_from,
-                                   self._batch_shape)
+                                   self._batch_shape or _default_shape(steps))
         _validate(program)
         return program
+
+
+def _default_shape(steps: tuple[TestStep, ...]) -> str:
+    """One row a micro-batch, except for a program that enables mini-batch
+    (`table.exec.mini-batch.enabled`): Flink's restore tests deliver a phase's rows well
+    within the mini-batch latency, so its mini-batches are cut by `table.exec.mini-batch.size`
+    alone; here a phase is one micro-batch (PHASE), which the aggregates cut by that size."""
+    enabled = any(isinstance(step, ConfigOptionTestStep) and step.key == MINIBATCH_KEY
+                  and step.value.strip().lower() == "true" for step in steps)
+    return PHASE if enabled else ROW
 
 
 def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:

@@ -116,6 +116,9 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 UNSUPPORTED_NODES: dict[str, str] = {
     "stream-exec-window-aggregate": "window aggregation (TUMBLE/HOP/CUMULATE)",
     "stream-exec-over-aggregate": "OVER aggregation",
+    "stream-exec-incremental-group-aggregate": ("split distinct aggregation "
+                                                "(table.optimizer.distinct-agg.split.enabled) "
+                                                "with mini-batch"),
 }
 
 

@@ -1,0 +1,70 @@
+"""Table test programs for stream-exec-mini-batch-assigner (Flink's MiniBatchAssigner, planned
+after every source when `table.exec.mini-batch.enabled` is on).
+
+A program that enables mini-batch is fed a phase a micro-batch (harness.program: Flink's
+restore tests deliver a phase's rows within the mini-batch latency), and the aggregates
+downstream cut it into bundles of `table.exec.mini-batch.size` rows. Flink's own programs for
+mini-batch aggregation are in group_aggregate.py and global_group_aggregate.py.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
+
+
+def mini_batch(builder, size: int, latency: str = "1 s"):
+    return (builder.setup_config("table.exec.mini-batch.enabled", "true")
+            .setup_config("table.exec.mini-batch.allow-latency", latency)
+            .setup_config("table.exec.mini-batch.size", str(size)))
+
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# Both rows before the restore are one mini-batch: one +I; the sum comes back after it.
+TINY = (
+    mini_batch(TableTestProgram.of("mini-batch-assigner-tiny", "a mini-batch's sum kept "
+                                   "before the restore is updated after it"), 10)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT")
+                        .producing_before_restore(["a", 1], ["a", 2])
+                        .producing_after_restore(["a", 3]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "total INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 3]")
+                      .consuming_after_restore("-U[a, 3]", "+U[a, 6]").build())
+    .run_sql("INSERT INTO S SELECT k, SUM(v) FROM T GROUP BY k")
+    .build())
+
+# The assigner sits right after the scan, below the calc of the computed column. Size 2:
+# the local aggregate's bundles are rows 1 and 2, then row 3; the global aggregate's bundle
+# is those two local rows, so one +I; its accumulator crosses the restore.
+MINI_BATCH_ASSIGNER_COMPUTED_COLUMN = (
+    mini_batch(TableTestProgram.of("mini-batch-assigner-computed-column", "mini-batches of two "
+                                   "rows of a table with a computed column, into an aggregate "
+                                   "without GROUP BY"), 2, latency="10 s")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("v INT", "w AS v * 10")
+                        .producing_before_restore([1], [2], [3])
+                        .producing_after_restore([4]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("cnt BIGINT", "total INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[3, 60]")
+                      .consuming_after_restore("-U[3, 60]", "+U[4, 100]").build())
+    .run_sql("INSERT INTO S SELECT COUNT(*), SUM(w) FROM T")
+    .build())
+
+PROGRAMS = [MINI_BATCH_ASSIGNER_COMPUTED_COLUMN]
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+MINI_BATCH_ASSIGNER_REFUSES_WATERMARK = (
+    mini_batch(TableTestProgram.of("mini-batch-assigner-refuses-watermark", "a table with a "
+                                   "watermark would need Flink's row-time mini-batches"), 5)
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "t TIMESTAMP(3)",
+                                    "WATERMARK FOR t AS t - INTERVAL '1' SECOND").build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "n BIGINT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO S SELECT k, COUNT(*) FROM T GROUP BY k", UnsupportedSqlError,
+                     "table.exec.mini-batch.enabled with table 'T', which has a WATERMARK")
+    .build())
+
+FAILING_PROGRAMS = [MINI_BATCH_ASSIGNER_REFUSES_WATERMARK]

@@ -39,7 +39,7 @@ def test_mini_batch_plans_an_assigner_a_local_and_a_global_aggregate(spark):
         "stream-exec-sink_1"]
     assigner, local, global_ = plan.nodes[1:4]
     assert assigner.description == "MiniBatchAssigner(interval=[2000ms], mode=[ProcTime])"
-    assert local.row_type.names == ("k", "distinct$0", "count1$1")
+    assert list(local.row_type.names) == ["k", "distinct$0", "count1$1"]
     assert global_.configuration == {"table.exec.mini-batch.enabled": "true",
                                      "table.exec.mini-batch.size": "3"}
     assert global_.local_agg_input_row_type == "ROW<`k` STRING, `v` INT>"

@@ -1,6 +1,6 @@
 """Find the programs (every module of the `programs` package exposes `PROGRAMS`) and map each
 to the exec node it tests: the registered node whose short name is the longest prefix of
-the program id."""
+the program id, or the node a ported program names (its Flink id may start with none)."""
 from __future__ import annotations
 
 import importlib
@@ -38,14 +38,18 @@ def resolve_node(text: str, registry: Registry = REGISTRY) -> str:
 
 
 def node_of(program: TableTestProgram, registry: Registry = REGISTRY) -> str:
-    """The node a program tests: the longest short name its id starts with."""
+    """The node a program tests: the one it names (`for_node`), else the longest short name
+    its id starts with."""
+    if program.node is not None:
+        return resolve_node(program.node, registry)
     matches = [name for name in node_names(registry)
                if program.id == short_name(name) or program.id.startswith(short_name(name) + "-")]
     if not matches:
         raise ProgramError(
             f"program '{program.id}' does not start with the short name of a registered exec "
             f"node ({', '.join(map(short_name, node_names(registry)))}); its id decides which "
-            f"node's fixtures it generates")
+            f"node's fixtures it generates (a program ported under Flink's id names its node "
+            f"with .for_node(...))")
     return max(matches, key=len)
 
 

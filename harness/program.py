@@ -61,6 +61,13 @@ RUN_STEPS = (SqlTestStep, StatementSetTestStep, FailingSqlTestStep)
 # What Flink's RestoreTestBase gives every sink it registers; a ported program's sinks get the
 # same unless they set the option themselves, so the program runs as Flink runs it.
 FLINK_SINK_DEFAULTS = (("sink-insert-only", "false"),)
+# Flink's RestoreTestBase restores a savepoint generated long before the test runs, and its
+# expectations count on that: a processing-time join's cached rows expire across the restore
+# (IntervalJoinTestPrograms#INTERVAL_JOIN_PROC_TIME), as does a 1 s state TTL
+# (GroupAggregateTestPrograms#AGG_WITH_STATE_TTL_HINT), while a TTL of a day does not
+# (JoinTestPrograms#JOIN_WITH_STATE_TTL_HINT). A ported program's processing time therefore
+# moves on by this much at the restore point, in its restores and its semantic runs alike.
+FLINK_RESTORE_GAP_MS = 60 * 60 * 1000
 MINIBATCH_KEY = "table.exec.mini-batch.enabled"
 
 
@@ -83,6 +90,7 @@ class TableTestProgram:
     steps: tuple[TestStep, ...]
     ported_from: Optional[FlinkSource] = None
     batch_shape: str = ROW             # how its fixtures group rows into micro-batches
+    node: Optional[str] = None         # the node it tests when its id does not say (for_node)
 
     __test__ = False       # not a pytest test class despite the name
 
@@ -113,6 +121,17 @@ class TableTestProgram:
         """The failure its statement must meet, for a program of FAILING_PROGRAMS."""
         step = self.run_step
         return step if isinstance(step, FailingSqlTestStep) else None
+
+    def clock_advances(self, phase: str, tables: Optional[list[str]] = None) -> list[tuple[int, int]]:
+        """(index of the row from which on, milliseconds) of each processing-time advance of
+        `phase` in the sources `tables` (all by default): the sources' markers, and for a
+        ported program the restore gap (FLINK_RESTORE_GAP_MS) where the after phase starts."""
+        sources = self.sources
+        advances = [advance for table in (tables if tables is not None else sorted(sources))
+                    for advance in sources[table].clock_advances(phase)]
+        if self.ported_from is not None and phase == "after":
+            advances.insert(0, (0, FLINK_RESTORE_GAP_MS))
+        return advances
 
     # --- rendering --------------------------------------------------------------------------
     def setup_script(self) -> str:
@@ -148,6 +167,7 @@ class TableTestProgramBuilder:
         self._steps: list[TestStep] = []
         self._ported_from: Optional[FlinkSource] = None
         self._batch_shape: Optional[str] = None        # None: ROW, or PHASE for mini-batch
+        self._node: Optional[str] = None
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
         """A program transcribed from Flink's restore tests, as it is there:
@@ -160,6 +180,19 @@ class TableTestProgramBuilder:
             raise ProgramError(f"program {self._id}: ported_from needs the apache/flink commit "
                                f"it was read at (40 hex digits), got {shown(commit)}")
         self._ported_from = FlinkSource(reference, commit)
+        return self
+
+    def for_node(self, node: str) -> "TableTestProgramBuilder":
+        """The exec node this program tests ('group-aggregate'), for a program ported under
+        Flink's id when that id starts with no node's short name (Flink files its programs by
+        the RestoreTest class that runs them, not by id). Only for ported programs: our own
+        ids start with their node's short name."""
+        if self._ported_from is None:
+            raise ProgramError(f"program {self._id}: for_node is for programs ported under "
+                               f"Flink's id (call ported_from first); name your own program "
+                               f"'<node>-...' instead")
+        self._node = require_text(node, f"program {self._id}: for_node", "the node's short "
+                                  "name, e.g. 'group-aggregate'")
         return self
 
     def in_batches(self, shape: str) -> "TableTestProgramBuilder":
@@ -235,7 +268,7 @@ class TableTestProgramBuilder:
             steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
                           else step for step in steps)
         program = TableTestProgram(self._id, self._description, steps, self._ported_from,
-                                   self._batch_shape or _default_shape(steps))
+                                   self._batch_shape or _default_shape(steps), self._node)
         _validate(program)
         return program
 

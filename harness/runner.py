@@ -77,8 +77,8 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
     data = [{table: program.sources[table].feed_rows(phase, row_type)
              for table, row_type in row_types.items()} for phase in phases]
     tables, event_time = sorted(row_types), advances_event_time(plan)
-    advances = [(index, at, ms) for index, phase in enumerate(phases) for table in tables
-                for at, ms in program.sources[table].clock_advances(phase)]
+    advances = [(index, at, ms) for index, phase in enumerate(phases)
+                for at, ms in program.clock_advances(phase, tables)]
     lengths = [max((len(phase[table]) for table in tables), default=0) for phase in data]
     chunks = chunk_sizes(shape or program.batch_shape, lengths,
                          [{at for index_, at, _ in advances if index_ == index}
@@ -98,8 +98,7 @@ def program_step_times(program: TableTestProgram, layout: list,
     (`advance_processing_time`), counted from TEST_CLOCK_START_MS over both phases, so a
     restore's steps are at the times the semantic run gives them; None when it never moves
     (the clock stands still, as for every program before clock steps existed)."""
-    if not any(step.clock_advances(phase) for step in program.sources.values()
-               for phase in ("before", "after")):
+    if not any(program.clock_advances(phase) for phase in ("before", "after")):
         return None
     return step_times(layout, TEST_CLOCK_START_MS, advances)
 

@@ -237,6 +237,7 @@ SOURCE_ONE = (SourceTestStep.new_builder("source_t")
 AGG_WITH_STATE_TTL_HINT = (
     TableTestProgram.of("agg-with-state-ttl-hint", "agg with state ttl hint")
     .ported_from("GroupAggregateTestPrograms.java#AGG_WITH_STATE_TTL_HINT", FLINK_COMMIT)
+    .for_node("group-aggregate")      # Flink's id starts with no node's short name
     .setup_table_source(SOURCE_ONE)
     .setup_table_sink(SinkTestStep.new_builder("sink_t")
                       .add_schema("b BIGINT", "cnt BIGINT", "avg_a DOUBLE", "min_c VARCHAR",
@@ -358,22 +359,12 @@ GROUP_BY_BATCHED = (
 PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_HAVING,
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
             GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES, GROUP_BY_FILTER,
-            GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, GROUP_BY_SIMPLE_MINI_BATCH,
-            GROUP_BY_DISTINCT_MINI_BATCH]
+            GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, AGG_WITH_STATE_TTL_HINT,
+            GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
-NOT_PASSING = {
-    AGG_WITH_STATE_TTL_HINT.id: "its before-restore rows are Flink's (AVG(a) FILTER (WHERE a > 1) "
-                                "plans as Flink's filterArg); after the restore Flink's rows "
-                                "need the 1 s STATE_TTL to expire between savepoint and "
-                                "restore, which a ported program cannot say (its rows hold no "
-                                "advance_processing_time marker), so the restored state is "
-                                "updated: +U[1, 2, null, Hi], +U[2, 3, 2.0, Hello], "
-                                "+U[2, 4, 2.0, Hello] (run as written with another id); "
-                                "besides, its id starts with no node's short name ('agg-', not "
-                                "'group-aggregate-'), so discovery cannot file it",
-}
+NOT_PASSING: dict[str, str] = {}
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.

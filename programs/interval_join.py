@@ -6,7 +6,7 @@ The comments trace why each expected row appears when it does.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import ChangelogModeError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
@@ -417,6 +417,80 @@ INTERVAL_JOIN_BATCHED = program(
     (source("L", "l", [(1, "a1", 1), (2, "a2", 2)], [(1, "a1x", 3)]),
      source("R", "r", [(1, "b1", 2)], [(2, "b2", 3)])), batches="phase")
 
+# Read at a later commit (Flink's main branch; not in Flink 2.3): the EARLY_FIRE hint's
+# processing-time mode on an event-time join. Its option is 'time-mode', which Flink renamed
+# from FLIP-497's 'time_mode' (both are accepted here).
+FLINK_MAIN_COMMIT = "47a02f63da293edfcace2996d2df33db2b888564"
+PER_RECORD_WATERMARK_SOURCE_OPTIONS = (("disable-lookup", "true"),
+                                       ("enable-watermark-push-down", "true"),
+                                       ("scan.watermark.emit.strategy", "on-event"))
+
+
+def _with_options(builder, options):
+    for key, value in options:
+        builder = builder.add_option(key, value)
+    return builder
+
+
+INTERVAL_JOIN_PROC_TIME_EARLY_FIRE = (
+    TableTestProgram.of("interval-join-proc-time-early-fire",
+                        "validates the EARLY_FIRE hint driving a row-time interval join from"
+                        " processing time: the savepoint captures the pending"
+                        " early-fire schedule of an unmatched left row, and the pad"
+                        " is emitted only once that schedule is restored")
+    .ported_from("IntervalJoinTestPrograms.java#INTERVAL_JOIN_PROC_TIME_EARLY_FIRE",
+                 FLINK_MAIN_COMMIT)
+    .setup_table_source(_with_options(SourceTestStep.new_builder("orders_t")
+                                      .add_schema(*ORDERS_EVENT_TIME_SCHEMA),
+                                      PER_RECORD_WATERMARK_SOURCE_OPTIONS)
+                        .producing_before_restore([1, "2020-04-15 08:00:01"]).build())
+    .setup_table_source(_with_options(SourceTestStep.new_builder("shipments_t")
+                                      .add_schema(*SHIPMENTS_EVENT_TIME_SCHEMA),
+                                      PER_RECORD_WATERMARK_SOURCE_OPTIONS)
+                        .producing_before_restore([100, 99, "2020-04-15 08:00:02"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema(*FLINK_SINK_SCHEMA)
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[1, 2020-04-15 08:00:01, null]").build())
+    .run_sql("INSERT INTO sink_t SELECT /*+ EARLY_FIRE('delay'='30s', 'time-mode'='proctime') */\n"
+             "     o.id AS order_id,\n"
+             "     o.order_ts_str,\n"
+             "     s.shipment_ts_str\n"
+             " FROM orders_t o LEFT OUTER JOIN shipments_t s\n"
+             " ON o.id = s.order_id\n"
+             " AND o.order_ts BETWEEN s.shipment_ts - INTERVAL '5' SECOND AND s.shipment_ts + "
+             "INTERVAL '5' SECOND;")
+    .build())
+
+
+def proc_source(name: str, side: str, before: list, after: list) -> SourceTestStep:
+    """A table `name` (k, <side>v, <side>pt AS PROCTIME()); rows (k, v) and clock markers."""
+    return (SourceTestStep.new_builder(name)
+            .add_schema("k INT", f"{side}v STRING", f"{side}pt AS PROCTIME()")
+            .producing_before_restore(*before).producing_after_restore(*after).build())
+
+
+# Processing time, outer, with EARLY_FIRE on the join's own time (Flink's ProcTimeIntervalJoin
+# and FLIP-497). The clock: T (steps 0-1), T+3 s (step 2 and the tick), and after the restore
+# T+3 s, then T+13 s. Flink cannot replay a wall clock, so the rows below are traced from its
+# operator: every row is at the time it arrives, window +-5 s, pads due 2 s after arrival.
+#   step 1  L2 meets R2: +I.                      step 2 (T+3 s)  L1's pad is due (T+2 s): +I.
+#   after 0 (T+3 s)  R1 meets the restored L1, which was padded: -U/+U.
+#   after 1 (T+13 s) restored timers: L3's pad (T+5 s) fires before its cleanup (T+8.001 s),
+#           L4's pad (T+5 s) too; R3 arrives after L3 is gone: nothing.
+INTERVAL_JOIN_PROC_TIME_OUTER_EARLY_FIRE = program(
+    "interval-join-proc-time-outer-early-fire", "a processing-time left join pads early on "
+    "the clock and retracts a pad when a match arrives after the restore; restored timers fire",
+    "LEFT JOIN",
+    (["+I[2, a2, 2, b2]", "+I[1, a1, null, null]"],
+     ["-U[1, a1, null, null]", "+U[1, a1, 1, b1]", "+I[3, a3, null, null]",
+      "+I[4, a4, null, null]"]),
+    (proc_source("L", "l", [[1, "a1"], [2, "a2"], advance_processing_time("3 s"), [3, "a3"]],
+                 [[4, "a4"]]),
+     proc_source("R", "r", [[5, "b5"], [2, "b2"]],
+                 [[1, "b1"], advance_processing_time("10 s"), [3, "b3"]])),
+    bounds="L.lpt BETWEEN R.rpt - INTERVAL '5' SECOND AND R.rpt + INTERVAL '5' SECOND",
+    hint="EARLY_FIRE('delay'='2s')", changelog=True)
+
 PROGRAMS = [
     INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_LEFT_OUTER, INTERVAL_JOIN_RIGHT_OUTER,
     INTERVAL_JOIN_FULL_OUTER, INTERVAL_JOIN_NEGATIVE_WINDOW, INTERVAL_JOIN_NON_EQUI_FILTER,
@@ -426,18 +500,20 @@ PROGRAMS = [
     INTERVAL_JOIN_WINDOW_BOUNDS, INTERVAL_JOIN_WINDOW_BOUNDS_STRICT, INTERVAL_JOIN_NULLS,
     INTERVAL_JOIN_NULL_CONDITION_LEFT, INTERVAL_JOIN_NULL_CONDITION_RIGHT,
     INTERVAL_JOIN_NULL_CONDITION_EARLY_FIRE, INTERVAL_JOIN_BOUNDS_IN_WHERE,
-    INTERVAL_JOIN_NEGATIVE_INTERVAL, INTERVAL_JOIN_BATCHED,
+    INTERVAL_JOIN_NEGATIVE_INTERVAL, INTERVAL_JOIN_BATCHED, INTERVAL_JOIN_PROC_TIME,
+    INTERVAL_JOIN_PROC_TIME_OUTER_EARLY_FIRE,
 ]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING = {
-    INTERVAL_JOIN_PROC_TIME.id: "an extra +I[3, 2020-04-15 08:00:03, 2020-04-15 08:00:15]: as "
-                                "written the program does not move the harness's clock "
-                                "(advance_processing_time), so order 3, read before the "
-                                "restore, is within 5 s of shipment 7 (order 3), read after "
-                                "it; Flink's expectation relies on more than 5 s of "
-                                "wall-clock time passing across its restore",
+    INTERVAL_JOIN_PROC_TIME_EARLY_FIRE.id:
+        "EARLY_FIRE('time-mode'='proctime') on an event-time join needs timers of both time "
+        "domains in one operator (pads on the wall clock, cleanup on the watermark); Spark's "
+        "transformWithState has a single time mode per operator, so the planner refuses it "
+        "(a processing-time join fires its pads on processing time: "
+        "interval-join-proc-time-outer-early-fire). Its source option "
+        "scan.watermark.emit.strategy is also unknown here",
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and

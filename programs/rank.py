@@ -250,17 +250,8 @@ RANK_BATCHED = (
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
             RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
             RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES,
-            RANK_BATCHED, RANK_N_TEST]
+            RANK_BATCHED, RANK_N_TEST, RANK_TEST_RETRACT_STRATEGY]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).
-NOT_PASSING = {
-    RANK_TEST_RETRACT_STRATEGY.id: "`WHERE c = 1` over an updating input: Flink's plan (its "
-                                   "RankNumberColumnRemoveRule) drops the row number from a rank "
-                                   "whose range is one number and projects the constant in a calc, "
-                                   "so RetractableTopNFunction runs without a row number and emits "
-                                   "-D/+I; our planner keeps outputRankNumber, so the same function "
-                                   "emits -U/+U. Our RetractableTopNFunction is Flink's; adding the "
-                                   "rule changes the landed plan of RANK_TEST_APPEND_FAST_STRATEGY "
-                                   "(and its plan snapshot), so it waits for that decision",
-}
+NOT_PASSING: dict[str, str] = {}

@@ -375,3 +375,43 @@ def test_input_rows_are_ordered_by_time_then_left_first_then_by_their_text():
                       for side, values in ((r["__side"], r["__l"] or r["__r"]) for r in rows))
     assert ordered_input(rows, p) == [(left, values) for _, left, values in expected]
     assert ordered_input(rows, p)[:2] == [(True, ("a", None, "no time")), (False, ("a", 1000, "r1"))]
+
+
+# --- processing time (Flink's ProcTimeIntervalJoin): `step`'s time is the processing time ---
+
+def proc_params(join_type=INNER, lower=-5000, upper=5000, delay=None):
+    from dataclasses import replace
+
+    return replace(params(join_type, lower, upper, delay), event_time=False)
+
+
+def test_on_processing_time_a_row_is_at_the_time_it_arrives_not_at_its_time_column():
+    h = Harness(proc_params())
+    assert h.step(100_000, [("L", ("a", 1, "l"))]) == []      # its column says 1 ms
+    assert h.left.buckets.keys() == {100_000}
+    assert h.step(105_000, [("R", ("a", 1, "r"))]) == [(INSERT, ("a", 1, "l", "a", 1, "r"))]
+    assert h.step(110_002, [("R", ("a", 1, "r2"))]) == []     # the left row expired at 105,001
+
+
+def test_on_processing_time_outer_rows_pad_when_the_clock_passes_their_window():
+    h = Harness(proc_params(LEFT))
+    h.step(100_000, [("L", L1)])
+    assert h.timers == {105_001}
+    assert h.step(105_000) == []
+    assert h.step(105_001) == [(INSERT, L1 + (None,) * 3)]
+
+
+def test_on_processing_time_an_uncached_row_is_not_counted_late():
+    # A window that closes at the row's own time caches nothing on its side (leftRelativeSize 0).
+    h = Harness(proc_params(LEFT, lower=0, upper=0))
+    assert h.step(100_000, [("R", R1)]) == []
+    assert h.right.buckets == {} and h.late_rows == 0
+
+
+def test_processing_time_early_fire_pads_after_the_delay_on_the_clock():
+    h = Harness(proc_params(LEFT, delay=2000))
+    h.step(100_000, [("L", L1)])
+    assert h.step(101_999) == []
+    assert h.step(102_000) == [(INSERT, L1 + (None,) * 3)]
+    assert h.step(103_000, [("R", R1)]) == [(UPDATE_BEFORE, L1 + (None,) * 3),
+                                           (UPDATE_AFTER, L1 + R1)]

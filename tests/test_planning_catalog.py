@@ -265,6 +265,22 @@ def test_the_rank_number_is_output_only_when_the_query_selects_it(ranks):
     assert calc.condition == "`v` > 0" and plan.inputs_of(calc) == [rank]
 
 
+@pytest.mark.parametrize("cond", ["rn = 1", "rn <= 1", "rn BETWEEN 2 AND 2"])
+def test_a_row_number_of_one_value_is_a_constant_after_the_rank(ranks, cond):
+    # Flink's RankNumberColumnRemoveRule: the rank does not output it, a calc projects it
+    plan = ranks.compile_sql("INSERT INTO KVN " + NUMBERED.format(cols="k, v, rn", order="v",
+                                                                  cond=cond))
+    rank = node(plan, "stream-exec-rank")
+    assert rank.output_row_number is False and rank.row_type.names == ["k", "v", "t", "pt"]
+    (calc,) = [n for n in plan.nodes if plan.inputs_of(n) == [rank]]
+    start = rank.rank_range.start
+    assert calc.projection[-1] == f"CAST({start} AS BIGINT)"
+    assert calc.row_type.names == ["k", "v", "t", "pt", "rn"]
+    from streamplan.types import SqlType
+
+    assert calc.row_type.fields[-1].type == SqlType("BIGINT", (), nullable=False)
+
+
 def test_partition_and_order_read_the_from_clause_not_only_the_select_list(ranks):
     # t is not selected, only ordered by (as in Flink, the window reads FROM's columns): it
     # is carried to the rank under a hidden name and dropped after it

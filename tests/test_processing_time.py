@@ -96,3 +96,34 @@ def test_state_expires_exactly_when_the_program_clock_passes_its_ttl(spark, adva
     # day; with the clock standing still, or a TTL of two days, a is updated like b
     result = run_semantic(_program(advance, ttl), spark)       # checks the expected rows
     assert ("+I[a, 1, 3]" in result.sinks["S"].texts) == (advance and ttl == "1 d")
+
+
+# --- a ported program's restore comes long after its savepoint, as in Flink's RestoreTestBase ---
+
+def test_a_ported_program_restores_an_hour_of_processing_time_later_and_ours_do_not():
+    from harness.program import FLINK_RESTORE_GAP_MS
+    from programs.interval_join import INTERVAL_JOIN_EVENT_TIME, INTERVAL_JOIN_PROC_TIME
+
+    assert FLINK_RESTORE_GAP_MS == HOUR
+    assert INTERVAL_JOIN_PROC_TIME.clock_advances("after") == [(0, HOUR)]
+    assert INTERVAL_JOIN_PROC_TIME.clock_advances("before") == []
+    assert INTERVAL_JOIN_EVENT_TIME.clock_advances("after") == []
+    # markers of its own come after the gap
+    program = _program(advance=True)
+    assert program.clock_advances("after") == [(0, 18 * HOUR)]
+
+
+@pytest.mark.spark
+def test_a_processing_time_join_forgets_rows_older_than_its_window_across_the_restore(spark):
+    """Flink's INTERVAL_JOIN_PROC_TIME: order 3 (before the restore) and its shipment (after
+    it) arrive an hour apart, more than the 5 s window: no join. With the clock standing
+    still across the restore they would join."""
+    from dataclasses import replace
+
+    from harness.errors import ExpectationMismatch
+    from programs.interval_join import INTERVAL_JOIN_PROC_TIME
+
+    result = run_semantic(INTERVAL_JOIN_PROC_TIME, spark)     # checks Flink's expected rows
+    assert "+I[7, 2020-04-15 08:00:09, 2020-04-15 08:00:16]" in result.sinks["sink_t"].texts
+    with pytest.raises(ExpectationMismatch, match=r"\+I\[3, 2020-04-15 08:00:03, 2020-04-15 08:00:15\]"):
+        run_semantic(replace(INTERVAL_JOIN_PROC_TIME, ported_from=None), spark)

@@ -300,3 +300,17 @@ def test_a_huge_bad_expected_row_is_shown_short():
                   r"like") as info:
         SinkTestStep.new_builder("Snk").add_schema("id INT").consuming_before_restore(text).build()
     assert len(str(info.value)) < 300
+
+
+def test_for_node_is_for_ported_programs_and_must_name_a_node():
+    with rejected("for_node is for programs ported under Flink's id"):
+        TableTestProgram.of("p-own", "ours").for_node("group-aggregate")
+    ported = TableTestProgram.of("agg-x", "ported").ported_from("X.java#AGG_X", "a" * 40)
+    with rejected("for_node: the node's short name"):
+        ported.for_node(7)
+    from harness.discovery import node_of
+
+    program = (ported.for_node("over-aggregate").setup_table_source(source_builder().build())
+               .setup_table_sink(sink_step()).run_sql("INSERT INTO Snk SELECT * FROM Src").build())
+    with rejected("no exec node 'over-aggregate'; known: "):
+        node_of(program)

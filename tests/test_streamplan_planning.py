@@ -231,8 +231,11 @@ def test_early_fire_on_inner_join_stays_insert_only(env):
     ("EARLY_FIRE('delay'='soon')", "option 'delay': 'soon' is not a duration"),
     ("EARLY_FIRE('delay'='0s')", "'delay' must be positive"),
     ("EARLY_FIRE('delay'='1s', 'mode'='x')", "unknown option 'mode'"),
-    ("EARLY_FIRE('delay'='1s', 'time_mode'='wallclock')", "'time_mode' must be 'rowtime' or 'proctime'"),
+    ("EARLY_FIRE('delay'='1s', 'time_mode'='wallclock')", "'time-mode' must be 'rowtime' or 'proctime'"),
     ("EARLY_FIRE('delay'='1s', 'time_mode'='proctime')", "single time mode"),
+    ("EARLY_FIRE('delay'='1s', 'time-mode'='proctime')", "single time mode"),
+    ("EARLY_FIRE('delay'='1s', 'time-mode'='rowtime', 'TIME_MODE'='rowtime')",
+     "option 'time-mode' is given twice"),
     ("BROADCAST('a'='b')", "unknown hint 'BROADCAST'"),
 ])
 def test_early_fire_planning_errors_name_key_and_reason(env, hint, message):
@@ -352,3 +355,54 @@ def test_narrowing_into_a_sink_column_needs_an_explicit_cast(env):
     plan = env.compile_sql("INSERT INTO Narrow SELECT k, k FROM L")   # INT widens to BIGINT
     calc = next(n for n in plan.to_json()["nodes"] if n["type"] == "stream-exec-calc_1")
     assert calc["projection"] == ["`k`", "CAST(`k` AS BIGINT)"]
+
+
+# --- processing-time interval joins (Flink's ProcTimeIntervalJoin) -----------------------------
+
+PROC_TABLES = """
+CREATE TABLE PL (k INT, v STRING, pt AS PROCTIME(), et TIMESTAMP(3),
+                 WATERMARK FOR et AS et - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE PR (k INT, w STRING, pt AS PROCTIME(), et TIMESTAMP(3),
+                 WATERMARK FOR et AS et - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE PSnk (k INT, v STRING, w STRING) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+
+
+def _proc_join(hint: str = "", join: str = "LEFT JOIN", time: str = "PL.pt") -> str:
+    return (f"INSERT INTO PSnk SELECT {hint} PL.k, PL.v, PR.w FROM PL {join} PR ON PL.k = PR.k "
+            f"AND {time} BETWEEN PR.pt - INTERVAL '5' SECOND AND PR.pt + INTERVAL '5' SECOND")
+
+
+def test_bounds_on_proctime_attributes_plan_a_processing_time_interval_join():
+    from streamplan.testing import TableEnvironment
+
+    env = TableEnvironment()
+    env.execute_sql(PROC_TABLES)
+    plan = env.compile_sql(_proc_join("/*+ EARLY_FIRE('delay'='2s') */"))
+    (join,) = [n for n in plan.nodes if n.type.startswith("stream-exec-interval-join")]
+    assert join.interval_join_spec.window_bounds.is_event_time is False
+    assert join.early_fire_time_mode == "PROCTIME"                 # the join's own by default
+    assert (join.interval_join_spec.window_bounds.left_time_index,
+            join.interval_join_spec.window_bounds.right_time_index) == (2, 2)   # pt, not et
+    assert "isRowTime=false" in join.description
+    with pytest.raises(PlanningError, match="'time-mode'='rowtime'\\) needs an event-time join"):
+        env.compile_sql(_proc_join("/*+ EARLY_FIRE('delay'='2s', 'time-mode'='rowtime') */"))
+    with pytest.raises(PlanningError, match="mixes a rowtime and a proctime attribute"):
+        env.compile_sql(_proc_join(time="PL.et"))
+
+
+def test_a_plan_edited_to_fire_early_in_the_other_time_domain_is_refused_when_loaded():
+    import json
+
+    from streamplan.errors import PlanFormatError
+    from streamplan.plan import parse_plan
+    from streamplan.testing import TableEnvironment
+
+    env = TableEnvironment()
+    env.execute_sql(PROC_TABLES)
+    plan = env.compile_sql(_proc_join("/*+ EARLY_FIRE('delay'='2s') */")).to_json()
+    (join,) = [n for n in plan["nodes"] if n["type"].startswith("stream-exec-interval-join")]
+    join["earlyFireTimeMode"] = "ROWTIME"
+    with pytest.raises(PlanFormatError, match="earlyFireTimeMode ROWTIME on a processing-time "
+                                              "interval join .* single time mode"):
+        parse_plan(json.dumps(plan), "plan.json")

@@ -1,4 +1,5 @@
-"""Interval join: `a JOIN b ON a.k = b.k AND a.t BETWEEN b.t - X AND b.t + Y`, with EARLY_FIRE.
+"""Interval join: `a JOIN b ON a.k = b.k AND a.t BETWEEN b.t - X AND b.t + Y`, with EARLY_FIRE,
+on event time (rowtime attributes) or processing time (PROCTIME() attributes).
 
 Two versions, one plan JSON: version 1 groups by the join key and keeps seven state variables
 per key and a timer per cleanup and early fire (`runtime/interval_join.py`); version 2 groups
@@ -67,10 +68,25 @@ class StreamExecIntervalJoin(ExecNode):
     early_fire_delay: Optional[Duration] = None
     early_fire_time_mode: Optional[Literal["ROWTIME", "PROCTIME"]] = None
 
+    @model_validator(mode="after")
+    def _one_time_domain(self) -> "StreamExecIntervalJoin":
+        mode = self.early_fire_time_mode
+        if mode is not None and (mode == "ROWTIME") != self.event_time:
+            join = "an event-time" if self.event_time else "a processing-time"
+            raise ValueError(f"earlyFireTimeMode {mode} on {join} interval join "
+                             f"(windowBounds.isEventTime={str(self.event_time).lower()}) is not "
+                             f"supported: a transformWithState operator has a single time mode")
+        return self
+
     # --- shape ---------------------------------------------------------------------------
     @property
     def join_type(self) -> str:
         return self.interval_join_spec.join_spec.join_type
+
+    @property
+    def event_time(self) -> bool:
+        """False: a processing-time join (Flink's ProcTimeIntervalJoin), on PROCTIME()."""
+        return self.interval_join_spec.window_bounds.is_event_time
 
     @property
     def negative_window(self) -> bool:
@@ -126,7 +142,8 @@ class StreamExecIntervalJoin(ExecNode):
                                  if self.early_fire_delay else None),
             min_cleanup_interval_ms=options["min_cleanup_interval_ms"],
             column_types=tuple(tuple(f.type.name for f in row.fields)
-                               for row in (left, right, self.key_type(left))))
+                               for row in (left, right, self.key_type(left))),
+            event_time=self.event_time)
 
     @property
     def state_strategy(self) -> type["PerKeyState"]:
@@ -165,7 +182,7 @@ class StreamExecIntervalJoin(ExecNode):
             self.state_layout([left_row, right_row]), (), tuple(self.row_type.names))
         output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
         return strategy.grouped(union, key_names).transformWithState(
-            processor, output, "Append", "EventTime")
+            processor, output, "Append", "EventTime" if self.event_time else "ProcessingTime")
 
 
 # --- the versions' state: chosen once per node (state_strategy) ------------------------------

@@ -1,6 +1,6 @@
 """Query hints of an INSERT's SELECT, validated here:
 
-* `EARLY_FIRE('delay'='5s'[, 'time_mode'='rowtime'])` on an interval join (FLIP-497);
+* `EARLY_FIRE('delay'='5s'[, 'time-mode'='rowtime'])` on an interval join (FLIP-497);
 * `STATE_TTL('o'='1d', 'c'='12h')` and `JOIN_STATE_TTL(...)`: per-input state TTL of the
   query's joins and aggregates, keyed by table name or alias (FLIP-292 in the plan).
 
@@ -19,14 +19,14 @@ EARLY_FIRE = "EARLY_FIRE"
 STATE_TTL = "STATE_TTL"
 JOIN_STATE_TTL = "JOIN_STATE_TTL"
 KNOWN_HINTS = (EARLY_FIRE, STATE_TTL, JOIN_STATE_TTL)
-_EARLY_FIRE_KEYS = ("delay", "time_mode")
+_EARLY_FIRE_KEYS = ("delay", "time-mode")
 _TIME_MODES = ("rowtime", "proctime")
 
 
 @dataclass(frozen=True)
 class EarlyFire:
-    delay: str            # canonical, e.g. '2000 ms'
-    time_mode: str        # ROWTIME
+    delay: str                   # canonical, e.g. '2000 ms'
+    time_mode: Optional[str]     # ROWTIME / PROCTIME as given; None: the join's own
 
 
 @dataclass
@@ -66,7 +66,7 @@ class QueryHints:
     state_ttl: StateTtlHints = field(default_factory=StateTtlHints)
 
 
-def parse_hints(hints: tuple[Hint, ...], join_is_event_time: bool = True) -> QueryHints:
+def parse_hints(hints: tuple[Hint, ...]) -> QueryHints:
     """Validate the hints of one SELECT; where they apply is checked while planning."""
     result = QueryHints()
     for hint in hints:
@@ -74,7 +74,7 @@ def parse_hints(hints: tuple[Hint, ...], join_is_event_time: bool = True) -> Que
         if hint.name == EARLY_FIRE:
             if result.early_fire is not None:
                 raise PlanningError(f"{where}: EARLY_FIRE is given twice")
-            result.early_fire = _resolve_early_fire(hint, where, join_is_event_time)
+            result.early_fire = _resolve_early_fire(hint, where)
             result.early_fire_hint = hint
         elif hint.name in (STATE_TTL, JOIN_STATE_TTL):
             _add_state_ttl(result.state_ttl, hint, where)
@@ -113,19 +113,19 @@ def check_early_fire_applies(hints: QueryHints, has_interval_join: bool) -> None
                             f"interval joins, but this query has no interval join")
 
 
-def _resolve_early_fire(hint: Hint, where: str, join_is_event_time: bool) -> EarlyFire:
-    unknown = [key for key in hint.options if key.lower() not in _EARLY_FIRE_KEYS]
+def _resolve_early_fire(hint: Hint, where: str) -> EarlyFire:
+    unknown = [key for key in hint.options if _canonical_key(key) not in _EARLY_FIRE_KEYS]
     if unknown:
         raise PlanningError(f"{where}: EARLY_FIRE has unknown option '{unknown[0]}'; its options are "
-                            f"'delay' (required) and 'time_mode'")
+                            f"'delay' (required) and 'time-mode'")
     options: dict[str, str] = {}
     for key, value in hint.options.items():
-        if key.lower() in options:
-            twice = [k for k in hint.options if k.lower() == key.lower()]
-            raise PlanningError(f"{where}: EARLY_FIRE option '{key.lower()}' is given twice "
-                                f"({', '.join(repr(k) for k in twice)}); option names ignore "
-                                f"case, so give it once")
-        options[key.lower()] = value
+        if _canonical_key(key) in options:
+            twice = [k for k in hint.options if _canonical_key(k) == _canonical_key(key)]
+            raise PlanningError(f"{where}: EARLY_FIRE option '{_canonical_key(key)}' is given "
+                                f"twice ({', '.join(repr(k) for k in twice)}); option names "
+                                f"ignore case (and 'time_mode' is 'time-mode'), so give it once")
+        options[_canonical_key(key)] = value
     if "delay" not in options:
         raise PlanningError(f"{where}: EARLY_FIRE needs option 'delay', e.g. "
                             f"/*+ EARLY_FIRE('delay'='5s') */")
@@ -136,17 +136,31 @@ def _resolve_early_fire(hint: Hint, where: str, join_is_event_time: bool) -> Ear
     if delay_ms <= 0:
         raise PlanningError(f"{where}: EARLY_FIRE option 'delay' must be positive, got "
                             f"'{options['delay']}'")
-    default_mode = "rowtime" if join_is_event_time else "proctime"
-    mode = options.get("time_mode", default_mode).lower()
-    if mode not in _TIME_MODES:
-        raise PlanningError(f"{where}: EARLY_FIRE option 'time_mode' must be 'rowtime' or "
-                            f"'proctime', got '{options['time_mode']}'")
-    if mode == "proctime" and join_is_event_time:
+    mode = options.get("time-mode")
+    if mode is not None and mode.lower() not in _TIME_MODES:
+        raise PlanningError(f"{where}: EARLY_FIRE option 'time-mode' must be 'rowtime' or "
+                            f"'proctime', got '{mode}'")
+    return EarlyFire(format_duration_ms(delay_ms), mode.upper() if mode else None)
+
+
+def _canonical_key(key: str) -> str:
+    """Flink's option is 'time-mode' (EarlyFireJoinHintOptions); FLIP-497's text, which this
+    project started from, spells it 'time_mode': both are accepted, as one option."""
+    return key.lower().replace("_", "-")
+
+
+def early_fire_time_mode(early: EarlyFire, join_is_event_time: bool, where: str) -> str:
+    """The time mode of an EARLY_FIRE on a join of the given time domain: the join's own
+    unless the hint says otherwise (Flink's default resolution)."""
+    if early.time_mode is None:
+        return "ROWTIME" if join_is_event_time else "PROCTIME"
+    if early.time_mode == "PROCTIME" and join_is_event_time:
         raise PlanningError(
-            f"{where}: EARLY_FIRE('time_mode'='proctime') on an event-time interval join is not "
+            f"{where}: EARLY_FIRE('time-mode'='proctime') on an event-time interval join is not "
             f"supported on Spark: a transformWithState operator has a single time mode, so it "
             f"cannot fire processing-time timers while it cleans up on event-time timers. Use "
-            f"'time_mode'='rowtime' (the default for event-time joins).")
-    if mode == "rowtime" and not join_is_event_time:
-        raise PlanningError(f"{where}: EARLY_FIRE('time_mode'='rowtime') needs an event-time join")
-    return EarlyFire(format_duration_ms(delay_ms), mode.upper())
+            f"'time-mode'='rowtime' (the default for event-time joins).")
+    if early.time_mode == "ROWTIME" and not join_is_event_time:
+        raise PlanningError(f"{where}: EARLY_FIRE('time-mode'='rowtime') needs an event-time "
+                            f"join; this interval join is on processing time (PROCTIME())")
+    return early.time_mode

@@ -10,7 +10,7 @@ from typing import Optional
 
 from sqlglot import exp
 
-from ..errors import UnsupportedSqlError
+from ..errors import PlanningError, UnsupportedSqlError
 from ..join_type import JoinType
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.common import JoinSpec
@@ -20,6 +20,7 @@ from ..nodes.metadata import node_name
 from ..sql.ast import Position
 from ..types import Field, RowType
 from .common import QueryContext, Relation, _conjuncts
+from .hints import early_fire_time_mode
 from .interval_bounds import Bounds, add_to_bounds, time_predicate
 from .scope import Scope, ScopeField, spark_sql
 
@@ -43,13 +44,16 @@ class JoinRules:
         def side_of(column: exp.Column) -> Optional[str]:
             return _column_side(column, left, right)
 
-        def is_time_column(column: exp.Column) -> Optional[str]:
+        def time_kind(column: exp.Column) -> Optional[str]:
+            """'rowtime' or 'proctime' for a side's time attribute, else None."""
             side = side_of(column)
             if side is None:
                 return None
-            field_ = scope.resolve(column)
-            row = left_row if side == "L" else right_row
-            return side if row.field(field_.name).rowtime else None
+            field_ = (left_row if side == "L" else right_row).field(scope.resolve(column).name)
+            return "rowtime" if field_.rowtime else "proctime" if field_.proctime else None
+
+        def is_time_column(column: exp.Column) -> Optional[str]:
+            return side_of(column) if time_kind(column) else None
 
         left_keys, right_keys, time_conjuncts, remaining = [], [], [], []
         for conjunct in _conjuncts(condition) if parts else []:
@@ -76,6 +80,13 @@ class JoinRules:
         output = RowType(tuple(out_fields))
         names = left.names + right.names
         if has_lower and has_upper:
+            time_kinds = {time_kind(column) for conjunct, _ in time_conjuncts
+                          for column in conjunct.find_all(exp.Column)} - {None}
+            if len(time_kinds) > 1:     # as Flink's IntervalJoinUtil
+                raise PlanningError(f"{where}: an interval join bounds the time attributes of "
+                                    f"both sides, and they must both be rowtime or both "
+                                    f"proctime; this condition mixes a rowtime and a proctime "
+                                    f"attribute")
             bounds = Bounds()
             for _, predicates in time_conjuncts:
                 add_to_bounds(bounds, predicates, where)
@@ -83,7 +94,7 @@ class JoinRules:
                 ctx.interval_joins += 1
             node = self._interval_join(left, right, join_type, left_keys, right_keys, remaining,
                                        bounds, condition, out_scope, output, renamed, ctx,
-                                       top_level)
+                                       top_level, event_time=time_kinds == {"rowtime"})
             return Relation(node, out_scope, names)
         remaining = [conjunct for conjunct, _ in time_conjuncts] + remaining
         non_equi = self._non_equi(remaining, out_scope, output, where)
@@ -102,29 +113,34 @@ class JoinRules:
         return non_equi
 
     def _interval_join(self, left, right, join_type, left_keys, right_keys, remaining, bounds,
-                       condition, out_scope, output, renamed, ctx, top_level) -> ExecNode:
+                       condition, out_scope, output, renamed, ctx, top_level,
+                       event_time: bool) -> ExecNode:
         where = ctx.where
         left_row, right_row = left.node.row_type, right.node.row_type
         early = ctx.hints.early_fire if top_level else None
         non_equi = self._non_equi(remaining, out_scope, output, where)
+        time_index = (lambda row: row.rowtime_index) if event_time else \
+            (lambda row: row.proctime_index)
+        left_time, right_time = time_index(left_row), time_index(right_row)
         spec = IntervalJoinSpec(
             join_spec=JoinSpec(join_type=join_type.value, left_keys=left_keys,
                                right_keys=right_keys, filter_nulls=[True] * len(left_keys),
                                non_equi_condition=non_equi),
-            window_bounds=WindowBounds(is_event_time=True, left_lower_bound=bounds.lower,
+            window_bounds=WindowBounds(is_event_time=event_time, left_lower_bound=bounds.lower,
                                        left_upper_bound=bounds.upper,
-                                       left_time_index=left_row.rowtime_index,
-                                       right_time_index=right_row.rowtime_index))
+                                       left_time_index=left_time, right_time_index=right_time))
+        time_mode = (early_fire_time_mode(early, event_time, str(ctx.hints.early_fire_hint.position))
+                     if early else None)
         description = (
-            f"IntervalJoin(joinType=[{join_type.label}], windowBounds=[isRowTime=true, "
-            f"leftLowerBound={bounds.lower}, leftUpperBound={bounds.upper}, "
-            f"leftTimeIndex={left_row.rowtime_index}, rightTimeIndex={right_row.rowtime_index}], "
+            f"IntervalJoin(joinType=[{join_type.label}], windowBounds=[isRowTime="
+            f"{str(event_time).lower()}, leftLowerBound={bounds.lower}, leftUpperBound="
+            f"{bounds.upper}, leftTimeIndex={left_time}, rightTimeIndex={right_time}], "
             f"where=[{spark_sql(condition)}], select=[{', '.join(renamed)}]"
-            + (f", earlyFire=[delay={early.delay}, timeMode={early.time_mode}]" if early else "")
+            + (f", earlyFire=[delay={early.delay}, timeMode={time_mode}]" if early else "")
             + ")")
         return self.add(StreamExecIntervalJoin, [left.node, right.node], interval_join_spec=spec,
                         early_fire_delay=early.delay if early else None,
-                        early_fire_time_mode=early.time_mode if early else None,
+                        early_fire_time_mode=time_mode,
                         output_type=output.text, description=description)
 
     def _regular_join(self, left, right, join_type, left_keys, right_keys, non_equi, condition,

@@ -15,7 +15,7 @@ from ..nodes.deduplicate import StreamExecDeduplicate
 from ..nodes.rank import APPEND_FAST, RETRACT
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
                           StreamExecRank)
-from ..types import Field, RowType, SqlType
+from ..types import Field, RowType, SqlType, quote_identifier
 from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .scope import Scope, ScopeField, plain_column
 
@@ -113,8 +113,11 @@ class RankRules:
         else:
             insert_only = self.modes[input_node.id] == frozenset({RowKind.INSERT})
             out_row = _plain_row(row)
-            if uses_rn:     # named apart from a column the window reads under the same name
-                rn_name = _dedupe([*out_row.names, rn])[-1]
+            rn_name = _dedupe([*out_row.names, rn])[-1]   # apart from a column of that name
+            # Flink's RankNumberColumnRemoveRule: a row number that can only be one value is
+            # not output by the rank but projected as a constant after it.
+            constant_rn = uses_rn and start == end
+            if uses_rn and not constant_rn:
                 out_row = RowType(out_row.fields + (Field(rn_name, SqlType("BIGINT", (), False)),))
             ttls = [self._state_ttl(hinted, ctx, is_join=False)]
             order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
@@ -127,12 +130,16 @@ class RankRules:
                                           for i, asc, nulls_first in sort]),
                 rank_range=RankRange(start=start, end=end),
                 rank_strategy=RankStrategy(type=APPEND_FAST if insert_only else RETRACT),
-                output_row_number=uses_rn, generate_update_before=True,
+                output_row_number=uses_rn and not constant_rn, generate_update_before=True,
                 output_type=out_row.text, state_ttls=ttls,
                 description=f"Rank(strategy=[{APPEND_FAST if insert_only else RETRACT}], "
                             f"rankType=[ROW_NUMBER], rankRange=[rankStart={start}, "
                             f"rankEnd={end}], partitionBy=[{', '.join(row.names[i] for i in partition)}], "
                             f"orderBy=[{order_text}], select=[{', '.join(out_row.names)}])")
+            if constant_rn:
+                node = self._calc(node, [quote_identifier(n) for n in out_row.names]
+                                  + [f"CAST({start} AS BIGINT)"], [*out_row.names, rn_name],
+                                  None, where)
             fields = list(node.row_type.fields)
         scope_fields = [ScopeField(alias, f.name, fields[i])
                         for i, f in enumerate(source.scope_fields) if f.name not in hidden]

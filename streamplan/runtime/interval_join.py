@@ -1,7 +1,11 @@
-"""Event-time interval join with EARLY_FIRE, as a transformWithState processor.
+"""Interval join (event or processing time) with EARLY_FIRE, as a transformWithState processor.
 
-The join logic (`IntervalJoinCore`) follows Flink's TimeIntervalJoin / RowTimeIntervalJoin
-and FLIP-497 and works on plain in-memory caches, so it is unit-testable without Spark.
+The join logic (`IntervalJoinCore`) follows Flink's TimeIntervalJoin / RowTimeIntervalJoin /
+ProcTimeIntervalJoin and FLIP-497 and works on plain in-memory caches, so it is
+unit-testable without Spark. On processing time (`event_time=False`) the "watermark" every
+method takes is the current processing time (the micro-batch's stamp), a row's time is the
+processing time it arrives at (ProcTimeIntervalJoin.getTimeForLeftStream), and the
+processor's timers are processing-time timers.
 `IntervalJoinProcessor` loads one key's state once per call, runs the core, and writes
 back only the buckets that changed.
 
@@ -42,6 +46,13 @@ class IntervalJoinParams:
     min_cleanup_interval_ms: int = 0
     # SQL type names of the left, right and join-key columns: version 2 encodes rows by them
     column_types: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+    event_time: bool = True           # False: ProcTimeIntervalJoin (timers on processing time)
+
+    def current_time(self, timer_values) -> int:
+        """What drives the join: the watermark, or on processing time the batch's stamp."""
+        if self.event_time:
+            return timer_values.getCurrentWatermarkInMs()
+        return timer_values.getCurrentProcessingTimeInMs()
 
     @property
     def left_outer(self) -> bool:
@@ -139,9 +150,12 @@ class IntervalJoinCore:
             raw_time = row[p.right_time_index]
             own_relative, other_relative = self.right_relative_size, self.left_relative_size
             own_outer, other_outer = p.right_outer, p.left_outer
-        if raw_time is None:
+        if not p.event_time:
+            time = operator_time         # the processing time it arrives at
+        elif raw_time is None:
             return  # Flink cannot order a row without event time; it never matches
-        time = to_millis(raw_time)
+        else:
+            time = to_millis(raw_time)
         qualified_lower = time - other_relative
         qualified_upper = time + own_relative
         emitted = False
@@ -168,7 +182,8 @@ class IntervalJoinCore:
             if own_outer and not emitted and self.p.early_fire:
                 self.timers.add(time + self.p.early_fire_delay_ms)
         else:
-            self.late_rows += 1
+            if p.event_time:             # on processing time a row is never late, only uncached
+                self.late_rows += 1
             if not emitted and own_outer:
                 out.append((INSERT, self._pad(side_is_left, row)))
 
@@ -350,8 +365,8 @@ class IntervalJoinProcessor(Processor):
         return emitted(out, self.params.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
-        watermark = timerValues.getCurrentWatermarkInMs()
-        return iter(list(self._run(key, ordered_input(rows, self.params), watermark)))
+        now = self.params.current_time(timerValues)
+        return iter(list(self._run(key, ordered_input(rows, self.params), now)))
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return iter(list(self._run(key, [], timerValues.getCurrentWatermarkInMs())))
+        return iter(list(self._run(key, [], self.params.current_time(timerValues))))

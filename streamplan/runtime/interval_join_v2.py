@@ -318,7 +318,7 @@ class IntervalJoinProcessorV2(Processor):
             by_key.setdefault(tuple(row[column] for column in columns), []).append(row)
         ordered = {join_key: ordered_input(group, self.params)
                    for join_key, group in by_key.items()}
-        return iter(self._run(ordered, timerValues.getCurrentWatermarkInMs(), False))
+        return iter(self._run(ordered, self.params.current_time(timerValues), False))
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return iter(self._run({}, timerValues.getCurrentWatermarkInMs(), True))
+        return iter(self._run({}, self.params.current_time(timerValues), True))

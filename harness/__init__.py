@@ -8,10 +8,11 @@ Programs use the builder API re-exported here (see harness.program for an exampl
 from .errors import (AuditFailure, ExpectationMismatch, Finding, FixtureError, FrozenFixtureError,
                      HarnessError, ProgramError)
 from .program import TableTestProgram
-from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, TestStep,
-                    advance_processing_time)
+from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, TableDistribution,
+                    TestStep, advance_processing_time)
 
 __all__ = ["TableTestProgram", "SourceTestStep", "SinkTestStep", "ConfigOptionTestStep", "TestStep",
+           "TableDistribution",
            "advance_processing_time",
            "HarnessError", "ProgramError", "FixtureError", "FrozenFixtureError",
            "ExpectationMismatch", "AuditFailure", "Finding"]

@@ -27,6 +27,7 @@ from .discovery import node_of, short_name
 from .errors import AuditFailure, Finding, HarnessError
 from .fixtures import Fixture, read_manifest, scan_snapshots
 from .migration_gate import migrate_fixture_plan, migration_case
+from .ported import check_ported, ported_programs
 from .program import TableTestProgram
 from .runner import compile_program
 from .spark_releases import tracked_releases
@@ -36,7 +37,8 @@ ANNOTATIONS = "annotations"
 OPTIONS = "consumed-options"
 COMPLETENESS = "restore-completeness"
 VERSION_RULES = "version-rules"
-CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES)
+FLINK_PROGRAMS = "flink-programs"
+CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES, FLINK_PROGRAMS)
 
 
 def check_annotations(registry: Registry = REGISTRY) -> list[Finding]:
@@ -220,20 +222,22 @@ def check_version_rules(programs: list[TableTestProgram], snapshots: Path,
 
 
 def audit_checks(programs: list[TableTestProgram], snapshots: Path, registry: Registry = REGISTRY,
-                 spark=None, compile: bool = True) -> dict[str, Callable[[], list[Finding]]]:
+                 spark=None, compile: bool = True,
+                 package: str = "programs") -> dict[str, Callable[[], list[Finding]]]:
     """Every check by name, ready to run; an empty result means the check passed."""
     return {
         ANNOTATIONS: lambda: check_annotations(registry),
         OPTIONS: lambda: check_consumed_options(programs, registry, snapshots),
         COMPLETENESS: lambda: check_restore_completeness(programs, snapshots, registry),
         VERSION_RULES: lambda: check_version_rules(programs, snapshots, registry, spark, compile),
+        FLINK_PROGRAMS: lambda: check_ported(ported_programs(package), snapshots, FLINK_PROGRAMS),
     }
 
 
 def run_audit(programs: list[TableTestProgram], snapshots: Path, registry: Registry = REGISTRY,
-              spark=None, compile: bool = True) -> dict[str, list[Finding]]:
+              spark=None, compile: bool = True, package: str = "programs") -> dict[str, list[Finding]]:
     return {name: check() for name, check in
-            audit_checks(programs, snapshots, registry, spark, compile).items()}
+            audit_checks(programs, snapshots, registry, spark, compile, package).items()}
 
 
 def require_clean(results: dict[str, list[Finding]]) -> None:

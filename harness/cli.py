@@ -151,15 +151,18 @@ def semantic(node: Optional[str] = NODE, program: Optional[str] = PROGRAM):
 def ported(write_docs: bool = typer.Option(False, "--write-docs",
                                            help="rewrite the table in docs/flink-programs.md")):
     """Flink's restore-test programs ported here: passing, or why not yet."""
-    from .ported import PORTED_TABLE, ported_programs, ported_table
+    from .ported import PORTED_TABLE, ported_programs, ported_table, record_ported
 
     try:
-        table = ported_table(ported_programs())
+        ported = ported_programs()
+        table = ported_table(ported)
     except HarnessError as err:
         _fail(err)
     if write_docs:
         changed = PORTED_TABLE.write(table)
         console.print(f"{'updated' if changed else 'unchanged'}: {PORTED_TABLE.page}")
+        for reference in record_ported(ported, DEFAULT_SNAPSHOTS):
+            console.print(f"recorded as ported: {reference}", highlight=False)
     else:
         typer.echo(table, nl=False)
 
@@ -171,8 +174,11 @@ def audit(snapshots: Path = SNAPSHOTS,
     """Check annotations, consumed options, restore completeness and the version rules."""
     from .audit import run_audit
 
+    from .ported import counts, ported_programs
+
     try:
         results = run_audit(discover_programs(), snapshots, compile=compile)
+        console.print(f"Flink programs: {counts(ported_programs())}", highlight=False)
     except (HarnessError, StreamPlanError) as err:
         _fail(err)
     failed = False

@@ -36,6 +36,7 @@ MANIFEST_FORMAT = 1
 RELEASE_PREFIX = "spark-"
 RELEASES_FILE = "spark-releases.json"      # which older releases are kept (spark_releases)
 LEDGER_FILE = "migrations.json"            # recorded migration outcomes (migration_ledger)
+PORTED_FILE = "flink-programs.json"        # every Flink program ever ported (harness.ported)
 _VERSION_DIR = re.compile(r"^(?P<short>[a-z0-9]+(?:-[a-z0-9]+)*)_(?P<version>[0-9]+)$")
 
 
@@ -95,7 +96,8 @@ def scan_snapshots(snapshots: Path) -> tuple[list[Fixture], list[str]]:
     if not root.is_dir():
         return fixtures, problems
     for version_dir in sorted(root.iterdir()):
-        if version_dir.name.startswith(".") or version_dir.name in (RELEASES_FILE, LEDGER_FILE):
+        if version_dir.name.startswith(".") or version_dir.name in (RELEASES_FILE, LEDGER_FILE,
+                                                                            PORTED_FILE):
             continue
         match = _VERSION_DIR.match(version_dir.name)
         if not version_dir.is_dir() or match is None:

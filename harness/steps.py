@@ -12,7 +12,8 @@ from typing import Any, ClassVar, Optional, Union
 from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
                                 StreamPlanError, brief_repr, lookup_option,
                                 normalize_rows, option_value_problem, parse_duration_ms,
-                                parse_script, surrogate_problem, table_row_type, to_python)
+                                parse_script, readable_metadata, scan_row_type,
+                                surrogate_problem, table_row_type, to_python)
 
 from .errors import ProgramError
 
@@ -117,6 +118,8 @@ class TableTestStep(TestStep):
     schema: tuple[str, ...]
     options: tuple[tuple[str, str], ...]
     table: CreateTable = field(repr=False, compare=False)
+    partition_keys: tuple[str, ...] = ()                 # PARTITIONED BY (...)
+    distribution: Optional["TableDistribution"] = None   # DISTRIBUTED ...
 
     @property
     def row_type(self) -> RowType:
@@ -128,14 +131,54 @@ class TableTestStep(TestStep):
         return self.table.primary_key
 
     def ddl(self) -> str:
-        return render_ddl(self.name, self.schema, self.options)
+        return render_ddl(self.name, self.schema, self.options, self.partition_keys,
+                          self.distribution)
 
 
-def render_ddl(name: str, schema: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> str:
+@dataclass(frozen=True)
+class TableDistribution:
+    """Flink's TableDistribution (`addDistribution` of a table step): how a table's rows are
+    bucketed. `of_unknown(3)`, `of_unknown(["a"], 3)`, `of_hash(["a"], 3)`,
+    `of_hash(["a"], None)`, `of_range(["a"], 3)`; rendered as Flink renders it."""
+
+    kind: str
+    bucket_keys: tuple[str, ...]
+    bucket_count: Optional[int]
+
+    @staticmethod
+    def of_unknown(*args) -> "TableDistribution":
+        """(count) or (keys, count)."""
+        keys, count = ((), args[0]) if len(args) == 1 else (tuple(args[0]), args[1])
+        return TableDistribution("UNKNOWN", keys, count)
+
+    @staticmethod
+    def of_hash(keys, count: Optional[int]) -> "TableDistribution":
+        return TableDistribution("HASH", tuple(keys), count)
+
+    @staticmethod
+    def of_range(keys, count: Optional[int]) -> "TableDistribution":
+        return TableDistribution("RANGE", tuple(keys), count)
+
+    def __str__(self) -> str:
+        keys = ", ".join(f"`{key}`" for key in self.bucket_keys)
+        text = "DISTRIBUTED"
+        if self.bucket_keys:
+            text += " BY " + ("" if self.kind == "UNKNOWN" else self.kind) + f"({keys})"
+        if self.bucket_count is not None:
+            text += f" INTO {self.bucket_count} BUCKETS"
+        return text
+
+
+def render_ddl(name: str, schema: tuple[str, ...], options: tuple[tuple[str, str], ...],
+               partition_keys: tuple[str, ...] = (),
+               distribution: Optional[TableDistribution] = None) -> str:
     columns = ",\n".join(f"  {component}" for component in schema)
     rendered = ",\n".join(f"  {_quote(key)} = {_quote(value)}"
                           for key, value in (("connector", "values"),) + options)
-    return f"CREATE TABLE `{name}` (\n{columns}\n) WITH (\n{rendered}\n)"
+    clauses = (f"{distribution}\n" if distribution is not None else "") + (
+        f"PARTITIONED BY ({', '.join(f'`{key}`' for key in partition_keys)})\n"
+        if partition_keys else "")
+    return f"CREATE TABLE `{name}` (\n{columns}\n) {clauses}WITH (\n{rendered}\n)"
 
 
 def _quote(text: str) -> str:
@@ -149,6 +192,26 @@ class SourceTestStep(TableTestStep):
     kind: ClassVar[str] = "source"
     rows_before: tuple[Row, ...] = ()
     rows_after: tuple[Row, ...] = ()
+    extra_values_ignored: bool = False
+
+    @property
+    def row_type(self) -> RowType:
+        """What the table's scan reads: its physical columns, then its metadata columns
+        (ordered as their keys in 'readable-metadata')."""
+        return scan_row_type(self.table)
+
+    def value_indexes(self) -> dict[str, int]:
+        """Where each column the scan reads is in a row, as Flink's values source lays rows
+        out: the physical values in order, then a value for each key of
+        'readable-metadata' (ordered by key)."""
+        keys = list(readable_metadata(self.table))
+        physical = [c.name for c in self.table.columns
+                    if c.computed is None and c.metadata is None]
+        indexes = {name: index for index, name in enumerate(physical)}
+        for column in self.table.columns:
+            if column.metadata is not None and column.metadata in keys:
+                indexes[column.name] = len(physical) + keys.index(column.metadata)
+        return indexes
 
     @staticmethod
     def new_builder(name: str) -> "SourceTestStepBuilder":
@@ -173,11 +236,37 @@ class SourceTestStep(TableTestStep):
         rows = tuple(row for row in self._phase(phase) if not isinstance(row, ClockAdvance))
         row_type = row_type or self.row_type
         where = f"table '{self.name}', rows {phase} restore"
+        rows = self._laid_out(rows, row_type, where)
         _check_rows(rows, row_type, where)
         try:
             return normalize_rows(rows, row_type, where)
         except StreamPlanError as err:
             raise ProgramError(str(err)) from None
+
+
+    def _laid_out(self, rows: tuple[Row, ...], row_type: RowType, where: str) -> tuple[Row, ...]:
+        """The rows' values for the columns of `row_type`, taken where value_indexes puts
+        them; a row with values the table does not read fails unless the step ignores them
+        (ignoring_extra_values). Rows already in the scan's layout pass unchanged."""
+        indexes = self.value_indexes()
+        width = max(indexes.values(), default=-1) + 1
+        if [indexes.get(name) for name in row_type.names] == list(range(len(row_type.fields))) \
+                and width == len(row_type.fields) and not self.extra_values_ignored:
+            return rows                     # the common case: the layout is the scan's
+        missing = [name for name in row_type.names if name not in indexes]
+        if missing:
+            raise ProgramError(f"{where}: the scan reads column(s) {', '.join(missing)}, "
+                               f"which the table's rows have no values for")
+        laid_out = []
+        for index, row in enumerate(rows):
+            values = _row_values(row, f"{where}: row {index}")
+            if len(values) < width or (len(values) > width and not self.extra_values_ignored):
+                raise ProgramError(f"{where}: row {index} has {len(values)} values, the table "
+                                   f"has {width} columns and metadata values ("
+                                   f"{', '.join(sorted(indexes, key=indexes.get))})")
+            picked = [values[indexes[name]] for name in row_type.names]
+            laid_out.append({**row, "values": picked} if isinstance(row, dict) else picked)
+        return tuple(laid_out)
 
 
 def _check_rows(rows: tuple[Row, ...], row_type: RowType, where: str) -> None:
@@ -286,6 +375,8 @@ class _TableStepBuilder:
         self._name = name
         self._schema: list[str] = []
         self._options: dict[str, str] = {}
+        self._partition_keys: list[str] = []
+        self._distribution: Optional[TableDistribution] = None
 
     def add_schema(self, *components: str):
         """Column definitions and constraints as in CREATE TABLE: "id BIGINT NOT NULL",
@@ -310,10 +401,26 @@ class _TableStepBuilder:
         self._options[key] = text
         return self
 
+    def add_partition_keys(self, *keys: str):
+        """Flink's addPartitionKeys: the table is PARTITIONED BY these columns."""
+        for key in keys:
+            require_text(key, f"table '{self._name}': add_partition_keys", "a column name")
+        self._partition_keys.extend(keys)
+        return self
+
+    def add_distribution(self, distribution: "TableDistribution"):
+        """Flink's addDistribution: the table is DISTRIBUTED as `distribution` says."""
+        if not isinstance(distribution, TableDistribution):
+            raise ProgramError(f"table '{self._name}': add_distribution takes a "
+                               f"TableDistribution, got {shown(distribution)}")
+        self._distribution = distribution
+        return self
+
     def _parse(self) -> CreateTable:
         if not self._schema:
             raise ProgramError(f"table '{self._name}' has no schema; call add_schema(...)")
-        ddl = render_ddl(self._name, tuple(self._schema), tuple(sorted(self._options.items())))
+        ddl = render_ddl(self._name, tuple(self._schema), tuple(sorted(self._options.items())),
+                         tuple(self._partition_keys), self._distribution)
         try:
             statements = parse_script(ddl, source=f"table '{self._name}'")
         except StreamPlanError as err:
@@ -330,7 +437,9 @@ class _TableStepBuilder:
 
     def _base(self) -> dict[str, Any]:
         return {"name": self._name, "schema": tuple(self._schema),
-                "options": tuple(sorted(self._options.items())), "table": self._parse()}
+                "options": tuple(sorted(self._options.items())), "table": self._parse(),
+                "partition_keys": tuple(self._partition_keys),
+                "distribution": self._distribution}
 
 
 class SourceTestStepBuilder(_TableStepBuilder):
@@ -338,6 +447,14 @@ class SourceTestStepBuilder(_TableStepBuilder):
         super().__init__(name)
         self._before: list[Row] = []
         self._after: list[Row] = []
+        self._extra_values_ignored = False
+
+    def ignoring_extra_values(self) -> "SourceTestStepBuilder":
+        """Rows as Flink's values source reads them: values after those the table reads
+        (its physical columns, then its metadata keys) are ignored, not an error. For
+        Flink's programs, whose rows sometimes carry a value the table never declares."""
+        self._extra_values_ignored = True
+        return self
 
     def producing_before_restore(self, *rows: Row) -> "SourceTestStepBuilder":
         """Rows read before the restore: [v, ...] inserts or {"kind": "+U", "values": [...]}."""
@@ -358,7 +475,8 @@ class SourceTestStepBuilder(_TableStepBuilder):
 
     def build(self) -> SourceTestStep:
         step = SourceTestStep(**self._base(), rows_before=tuple(self._before),
-                              rows_after=tuple(self._after))
+                              rows_after=tuple(self._after),
+                              extra_values_ignored=self._extra_values_ignored)
         step.feed_rows("before")       # validates arity, kinds and values now
         step.feed_rows("after")
         return step

@@ -110,13 +110,7 @@ WATERMARK_ASSIGNER_PUSHDOWN_METADATA = flink_program(
      ("disable-lookup", "true")))
 
 PROGRAMS = [WATERMARK_ASSIGNER_PHYSICAL_ROWTIME, WATERMARK_ASSIGNER_COMPUTED_ROWTIME,
-            WATERMARK_ASSIGNER_BASIC_FILTER]
+            WATERMARK_ASSIGNER_BASIC_FILTER, WATERMARK_ASSIGNER_PUSHDOWN_METADATA]
 
-# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-NOT_PASSING = {
-    WATERMARK_ASSIGNER_PUSHDOWN_METADATA.id: "table 'source_t': unsupported option(s) "
-                                             "disable-lookup, enable-watermark-push-down, "
-                                             "readable-metadata; the values connector takes "
-                                             "changelog-mode, connector, path, sink-insert-only",
-}
+# Ported, not passing yet: none (the table in docs/flink-programs.md).
+NOT_PASSING: dict[str, str] = {}

@@ -120,7 +120,8 @@ def test_audit_programs_load(programs, pytestconfig):
 
 @pytest.mark.spark
 def test_audit(check, programs, pytestconfig, spark):
-    findings = expect(audit_checks(programs, snapshots_root(pytestconfig), spark=spark)[check])
+    findings = expect(audit_checks(programs, snapshots_root(pytestconfig), spark=spark,
+                                   package=programs_package(pytestconfig))[check])
     if findings:
         pytest.fail(str(AuditFailure(findings)), pytrace=False)
 

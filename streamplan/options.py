@@ -16,7 +16,7 @@ from .errors import OptionError, UndeclaredOptionError
 @dataclass(frozen=True)
 class ConfigOption:
     key: str
-    kind: str                       # duration | enum | bool | int | string
+    kind: str                       # duration | enum | bool | int | string | time-zone
     default: str
     description: str
     fallback_keys: tuple[str, ...] = ()
@@ -63,6 +63,7 @@ _PARSERS: dict[str, Callable[[ConfigOption, str], Any]] = {
     "bool": _parse_bool,
     "int": _parse_int,
     "string": lambda option, raw: raw,
+    "time-zone": lambda option, raw: _parse_time_zone(option, raw),
 }
 
 STATE_TTL = ConfigOption(
@@ -112,9 +113,12 @@ MINIBATCH_SIZE = ConfigOption(
 )
 AGG_PHASE_STRATEGY = ConfigOption(
     "table.optimizer.agg-phase-strategy", "enum", "AUTO",
-    "Whether an aggregate is planned in one phase or as a local and a global phase (with "
-    "mini-batch only, as in Flink's TwoStageOptimizedAggregateRule): AUTO and TWO_PHASE plan "
-    "two phases, ONE_PHASE one.",
+    "Flink's aggregation phase strategy, read by the planner. Group aggregates with mini-batch "
+    "(Flink's TwoStageOptimizedAggregateRule): AUTO and TWO_PHASE plan a local and a global "
+    "aggregate, ONE_PHASE is refused (Flink's one-phase mini-batch aggregate is not "
+    "implemented). Window aggregates: ONE_PHASE plans one aggregate; TWO_PHASE (local and "
+    "global window aggregates) is refused; AUTO plans one phase here (Flink plans event-time "
+    "window aggregates in two phases at AUTO).",
     choices=("AUTO", "ONE_PHASE", "TWO_PHASE"),
 )
 DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
@@ -124,12 +128,32 @@ DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
     "a distinct aggregate with it refuses by name.",
 )
 
+
+def _parse_time_zone(option: ConfigOption, raw: str) -> str:
+    value = raw.strip()
+    if value == "default" or value.upper() == "UTC":
+        return value
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"'{raw}' is not a time zone id (e.g. 'UTC', 'Europe/Berlin') or "
+                         f"'default'") from None
+    return value
+
+
+LOCAL_TIME_ZONE = ConfigOption(
+    "table.local-time-zone", "time-zone", "default",
+    "Flink's session time zone. Windows over TIMESTAMP time attributes (the only ones here) do "
+    "not shift by it (Flink's shiftTimeZone is UTC for them); the window nodes persist it.",
+)
+
 OPTIONS: dict[str, ConfigOption] = {
     option.key: option
     for option in (STATE_TTL, SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE,
                    SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
                    MINIBATCH_ENABLED, MINIBATCH_ALLOW_LATENCY, MINIBATCH_SIZE,
-                   AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED)
+                   AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, LOCAL_TIME_ZONE)
 }
 _BY_FALLBACK = {fallback: option for option in OPTIONS.values() for fallback in option.fallback_keys}
 

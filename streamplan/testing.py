@@ -27,6 +27,7 @@ from .options import Configuration, lookup_option, option_exists
 from .plan import (CompiledPlan, build_plan, load_plan, load_plan_nodes, parse_plan_document,
                    read_plan_text)
 from .planner.planner import table_row_type
+from .planner.sources import readable_metadata, scan_row_type
 from .runtime.changelog_sink import ChangelogRow
 from .runtime.rows import format_row
 from .runtime.rows import brief_repr, to_json, to_python
@@ -59,6 +60,7 @@ __all__ = [
     # running and changelogs
     "FeedRow", "DOCS", "GeneratedBlock", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
     "format_row", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
+    "readable_metadata", "scan_row_type",
     # scripts and tables
     "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",
     # nodes, options, versions

@@ -64,7 +64,9 @@ def snapshots(generated, tmp_path):
 
 # the tiny fixtures whose plans hold a stream-exec-calc node
 CALC_FIXTURES = {"calc_1/calc-tiny", "interval-join_1/interval-join-tiny",
-                 "interval-join_2/interval-join-tiny", "join_1/join-tiny", "join_2/join-tiny"}
+                 "interval-join_2/interval-join-tiny", "join_1/join-tiny", "join_2/join-tiny",
+                 "window-aggregate_1/window-aggregate-tiny",
+                 "window-table-function_1/window-table-function-tiny"}
 
 
 def join_fixture(root, version=1):
@@ -212,7 +214,7 @@ def test_state_layout_change_without_a_bump_is_caught(snapshots):
 
 def test_plan_field_renamed_without_a_bump_is_caught(spark, snapshots):
     findings = check_version_rules(PROGRAMS, snapshots, registry_with(RenamedFieldCalc), spark=spark)
-    # The join plans project after the join, so they hold a calc node too.
+    # The join and window plans project around the node, so they hold a calc node too.
     assert {f.subject for f in findings} == CALC_FIXTURES
     messages = [f.message for f in findings if f.subject == "calc_1/calc-tiny"]
     assert [m.split(" in ")[0] for m in messages] == [
@@ -266,11 +268,13 @@ def test_a_consumed_option_no_program_exercises_is_caught():
     assert check_consumed_options(PROGRAMS, REGISTRY) == []       # every option exercised
     findings = check_consumed_options([CALC_PROGRAM], REGISTRY)
     assert {f.subject for f in findings} == {"stream-exec-sink_1", "stream-exec-interval-join_1",
-                                             "stream-exec-interval-join_2", "stream-exec-join_1"}
+                                             "stream-exec-interval-join_2", "stream-exec-join_1",
+                                             "stream-exec-window-table-function_1"}
     exercised = check_consumed_options([CALC_PROGRAM, _with_config(
         "table.exec.sink.not-null-enforcer", "DROP")], REGISTRY)
     assert {f.subject for f in exercised} == {"stream-exec-interval-join_1",
-                                              "stream-exec-interval-join_2", "stream-exec-join_1"}
+                                              "stream-exec-interval-join_2", "stream-exec-join_1",
+                                              "stream-exec-window-table-function_1"}
     finding = next(f for f in exercised if f.subject == "stream-exec-interval-join_1")
     assert finding.message.startswith(
         "consumes option 'table.exec.interval-join.min-cleanup-interval', but no program sets it "

@@ -93,3 +93,30 @@ def test_a_ported_materialized_sink_expects_before_and_after_together_as_flink_d
     assert program.build().sinks["S"].expected_after == ("+I[2]",)
     ported = program.ported_from("CalcTestPrograms.java#SIMPLE_CALC", COMMIT).build()
     assert ported.sinks["S"].expected_after == ("+I[1]", "+I[2]")
+
+
+def test_a_recorded_ported_program_that_disappears_fails_the_audit(tmp_path):
+    from harness.audit import FLINK_PROGRAMS
+    from harness.ported import check_ported, read_record, record_ported
+
+    ported = ported_programs()
+    assert record_ported(ported, tmp_path) == [p.program.ported_from.reference for p in ported]
+    assert record_ported(ported, tmp_path) == []                 # recorded once
+    assert check_ported(ported, tmp_path, FLINK_PROGRAMS) == []
+    gone, *rest = ported
+    (finding,) = check_ported(rest, tmp_path, FLINK_PROGRAMS)
+    assert finding.subject == gone.program.ported_from.reference
+    assert f"ported program '{gone.program.id}' is gone" in finding.message
+    assert "NOT_PASSING with its reason" in finding.message
+    record_ported(rest, tmp_path)                                # recording never removes
+    assert gone.program.ported_from.reference in read_record(tmp_path)
+    (unrecorded,) = check_ported(ported, tmp_path / "empty-sub", FLINK_PROGRAMS)[:1]
+    assert "is not recorded in snapshots/flink-programs.json" in unrecorded.message
+
+
+def test_every_ported_program_of_the_repository_is_recorded():
+    from harness.audit import FLINK_PROGRAMS
+    from harness.fixtures import DEFAULT_SNAPSHOTS
+    from harness.ported import check_ported
+
+    assert check_ported(ported_programs(), DEFAULT_SNAPSHOTS, FLINK_PROGRAMS) == []

@@ -286,9 +286,8 @@ def test_with_option_keys_must_be_quoted():
 
 
 @pytest.mark.parametrize("sql, construct", [
-    ("CREATE TABLE t (a INT) PARTITIONED BY (a) WITH ('k' = 'v')", "PARTITIONED BY"),
     ("CREATE TABLE t (a INT) WITH ('k' = 'v') LIKE base", "CREATE TABLE ... LIKE"),
-    ("CREATE TABLE t (a INT METADATA FROM 'offset')", "METADATA column"),
+    ("CREATE TABLE t (a INT METADATA FROM 'offset' VIRTUAL)", "VIRTUAL column"),
     ("CREATE TABLE t (a INT COMMENT 'x')", "column COMMENT"),
     ("CREATE TABLE t (a INT) COMMENT 'x'", "table COMMENT"),
     ("CREATE TABLE t AS SELECT 1", "CREATE TABLE ... AS SELECT"),
@@ -360,11 +359,40 @@ def test_unterminated_string_and_comment_fail_where_they_start():
     ("INSERT INTO t SELECT a FROM u UNION ALL SELECT a FROM v", "UNION in INSERT INTO"),
     ("INSERT INTO t SELECT a FROM u INTERSECT SELECT a FROM v", "INTERSECT in INSERT INTO"),
     ("INSERT INTO t VALUES (1, 2)", "VALUES in INSERT INTO"),
-    ("INSERT OVERWRITE t SELECT 1", "INSERT OVERWRITE"),
-    ("INSERT INTO t (a, b) SELECT 1, 2", "INSERT column list"),
 ])
 def test_unsupported_insert_forms_are_named(sql, construct):
     assert unsupported(sql).construct == construct
+
+
+def test_metadata_columns_partitions_and_distributions_are_parsed():
+    table = parse_statement("CREATE TABLE t (a INT, b BIGINT, ts TIMESTAMP(3) METADATA, "
+                            "o BIGINT METADATA FROM 'offset') DISTRIBUTED BY HASH(`a`) INTO 3 "
+                            "BUCKETS PARTITIONED BY (b) WITH ('connector' = 'values')")
+    assert [(c.name, c.metadata) for c in table.columns] == [
+        ("a", None), ("b", None), ("ts", "ts"), ("o", "offset")]
+    assert table.partition_keys == ("b",)
+    assert (table.distribution.kind, table.distribution.bucket_keys,
+            table.distribution.bucket_count) == ("HASH", ("a",), 3)
+    assert parse_statement("CREATE TABLE t (a INT) DISTRIBUTED INTO 2 BUCKETS").distribution \
+        .kind == "UNKNOWN"
+    watermark = parse_statement("CREATE TABLE t (ts TIMESTAMP(3), WATERMARK FOR ts AS "
+                                "SOURCE_WATERMARK())").watermark
+    assert watermark.from_source and watermark.delay_ms == 0
+
+
+def test_a_primary_key_on_a_metadata_column_is_refused():
+    error = syntax_error("CREATE TABLE t (a INT METADATA, PRIMARY KEY (a) NOT ENFORCED)")
+    assert "is a metadata column; a primary key needs physical columns" in error.message
+
+
+def test_insert_overwrite_static_partitions_and_column_lists_are_parsed():
+    insert = parse_statement("INSERT OVERWRITE t PARTITION (b = 2, c = 'x') (a, d) SELECT 1, 2")
+    assert insert.overwrite and insert.columns == ("a", "d")
+    assert [(name, literal.sql()) for name, literal in insert.static_partition] == [
+        ("b", "2"), ("c", "'x'")]
+    plain = parse_statement("INSERT INTO t SELECT 1")
+    assert (plain.overwrite, plain.static_partition, plain.columns) == (False, (), None)
+    assert "listed twice" in syntax_error("INSERT INTO t (a, a) SELECT 1, 2").message
 
 
 def test_union_is_reported_at_the_union_keyword():
@@ -543,7 +571,6 @@ def test_more_syntax_errors_are_located(sql, message, column, points_at):
 
 
 @pytest.mark.parametrize("sql, construct, column, points_at", [
-    ("INSERT INTO t PARTITION (p = 1) SELECT 1", "INSERT ... PARTITION", 15, "PARTITION"),
     ("INSERT INTO t (SELECT 1)", "parenthesised query after INSERT INTO t", 15, "(SELECT"),
     ("EXECUTE INSERT INTO t SELECT 1", "EXECUTE INSERT statement", 1, "EXECUTE INSERT"),
     ("CREATE TABLE t (a INT AS /*+ X('a'='b') */ 1)", "query hint outside the top-level SELECT of an INSERT", 26,

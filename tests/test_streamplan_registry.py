@@ -73,14 +73,14 @@ def test_min_versions_may_not_be_above_the_engine():
 def test_a_registered_node_is_no_longer_unsupported():
     # Adding a node Flink has is adding its module: the registry is asked first, and the
     # name leaves what is reported as unsupported.
-    cls = fresh_class(exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.1",
+    cls = fresh_class(exec_node(name="stream-exec-over-aggregate", version=1, min_plan_version="0.1",
                                 min_state_version="0.1"))
     registry = Registry()
-    assert "stream-exec-window-aggregate" in unsupported_nodes(registry)
-    registry.register(cls)
-    assert registry.resolve("stream-exec-window-aggregate_1")[0] is cls
-    assert "stream-exec-window-aggregate" not in unsupported_nodes(registry)
     assert "stream-exec-over-aggregate" in unsupported_nodes(registry)
+    registry.register(cls)
+    assert registry.resolve("stream-exec-over-aggregate_1")[0] is cls
+    assert "stream-exec-over-aggregate" not in unsupported_nodes(registry)
+    assert "stream-exec-window-aggregate" not in unsupported_nodes(REGISTRY)   # served now
 
 
 def test_the_shipped_registry_has_the_expected_node_versions():
@@ -95,7 +95,8 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-join_2", "stream-exec-local-group-aggregate_1",
         "stream-exec-mini-batch-assigner_1",
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-table-source-scan_1",
-        "stream-exec-watermark-assigner_1"]
+        "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1",
+        "stream-exec-window-table-function_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES
                 for meta in cls.__dict__["_exec_node_metadata"]}

@@ -53,3 +53,14 @@ def test_parameterized_types_parse_with_not_null_as_they_render():
                      SqlType("VARCHAR", (5,), True)):
         assert parse_type(sql_type.text) == sql_type
     assert parse_type("decimal( 10 , 2 )  not  null") == SqlType("DECIMAL", (10, 2), False)
+
+
+def test_a_timestamp_ltz_prints_as_javas_instant_as_flink_prints_it():
+    import datetime as dt
+
+    from streamplan.types import parse_type
+
+    ltz = parse_type("TIMESTAMP_LTZ(3)")
+    assert format_value(dt.datetime(2020, 4, 15, 8, 0, 9, 999000), ltz) == "2020-04-15T08:00:09.999Z"
+    assert format_value(dt.datetime(2020, 4, 15, 8, 0), ltz) == "2020-04-15T08:00:00Z"
+    assert format_value(dt.datetime(2020, 4, 15, 8, 0), parse_type("TIMESTAMP(3)")) == "2020-04-15T08:00"

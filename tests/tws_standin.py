@@ -81,6 +81,10 @@ class Handle:
         self.store.calls["timer.delete"] += 1
         self.store.timers.discard((time, self.store.key))
 
+    def listTimers(self):
+        self.store.calls["timer.list"] += 1
+        return iter(sorted(time for time, key in self.store.timers if key == self.store.key))
+
 
 class TimerValues:
     def __init__(self, watermark: int, now_ms: int = 0):

@@ -10,12 +10,25 @@ from .base import PlanModel
 from .fields import FieldIndex, JoinTypeName, SparkExpression
 
 
+class DistributionSpec(PlanModel):
+    """Flink's TableDistribution of a table: `DISTRIBUTED BY ...` as written."""
+
+    kind: str                                  # HASH, RANGE or UNKNOWN
+    bucket_keys: list[str] = []
+    bucket_count: Optional[int] = None
+
+
 class TableSpec(PlanModel):
-    """A resolved catalog table as persisted in the plan (schema lives in outputType)."""
+    """A resolved catalog table as persisted in the plan (schema lives in outputType).
+    `partition_keys` and `distribution` are additive and omitted when the table has none,
+    so plans without them load unchanged: a values table's partitions and buckets change no
+    row (its 'partition-list' option, which does, is among the options)."""
 
     identifier: str
     options: dict[str, str]
     primary_key: Optional[list[str]] = None
+    partition_keys: Optional[list[str]] = None
+    distribution: Optional[DistributionSpec] = None
 
     @field_validator("options")
     @classmethod

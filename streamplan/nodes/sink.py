@@ -34,6 +34,9 @@ class StreamExecSink(ExecNode):
     upsert_materialize: Optional[bool] = None
     input_upsert_key: Optional[list[FieldIndex]] = None
     conflict_strategy: Optional[str] = None      # ON CONFLICT DO DEDUPLICATE (Flink 2.3)
+    # INSERT OVERWRITE (Flink's OverwriteSpec): a streaming values sink is written as by
+    # INSERT INTO, as Flink's is. Additive and omitted when absent.
+    overwrite: Optional[bool] = None
 
     def input_field_indexes(self):
         return [("inputUpsertKey", 0, self.input_upsert_key or [])]

@@ -16,10 +16,11 @@ from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
-from ..types import Field, RowType, parse_type
+from ..types import Field, RowType, parse_type, quote_identifier
 from .aggregates import AggregateCall, aggregate_calls, result_type
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
+from .windows import uses_window_column
 
 
 class AggregateRules:
@@ -39,6 +40,15 @@ class AggregateRules:
                           isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) for key in keys)):
             raise UnsupportedSqlError("GROUPING SETS / CUBE / ROLLUP", ctx.position.line,
                                       ctx.position.column, ctx.position.source)
+        window_keys: list[str] = []
+        if relation.window is not None:
+            split = self._window_aggregate(relation, keys, ctx)
+            if split is None:               # a group aggregate over the window TVF's rows
+                relation = self._window_table_function(relation, ctx)
+                scope = Scope(relation.scope_fields, where)
+                input_row = relation.node.row_type
+            else:
+                keys, window_keys = split
         having = select.args.get("having")
         items = list(select.expressions)
         calls: list[AggregateCall] = []
@@ -73,6 +83,17 @@ class AggregateRules:
                 arg_sql.append(text)
             return len(keys) + arg_sql.index(text)
 
+        if relation.window is not None:
+            for expression in [*keys, *(c.argument for c in calls if c.argument is not None),
+                               *(c.condition for c in calls if c.condition is not None),
+                               *([where_condition] if where_condition is not None else [])]:
+                column = uses_window_column(expression, relation)
+                if column is not None:
+                    raise UnsupportedSqlError(
+                        f"{column} in '{expression.sql(dialect='spark')}' below the window "
+                        f"aggregate (a window aggregate over the window table function's "
+                        f"columns, Flink's WindowAttached windowing)",
+                        ctx.position.line, ctx.position.column, ctx.position.source)
         columns = [(column_of(call.argument), column_of(call.condition, is_filter=True))
                    for call in calls]
         condition = (self._sql(scope.rewrite(where_condition), input_row, where)
@@ -82,7 +103,17 @@ class AggregateRules:
         projection = key_sql + arg_sql
         key_names = [key.name if plain_column(key) else f"$f{i}" for i, key in enumerate(keys)]
         names = _dedupe(key_names + [f"$f{len(keys) + i}" for i in range(len(arg_sql))])
-        node = self._calc(relation.node, projection, names, condition, where)
+        if relation.window is not None:      # the time attribute, last (Flink's calc)
+            time_field = input_row.fields[relation.window.time_index]
+            time_sql = quote_identifier(time_field.name)
+            if time_sql not in arg_sql:
+                projection.append(time_sql)
+                names = _dedupe(names + [time_field.name])
+        time_name = None
+        if relation.window is not None:
+            time_sql = quote_identifier(input_row.fields[relation.window.time_index].name)
+            time_name = names[projection.index(time_sql)]
+        node = self._calc(relation.node, projection, names, condition, where, rowtime=time_name)
         pre_row = node.row_type
         # 2. the aggregate: group keys first, then one result per distinct call
         specs: list[AggCallSpec] = []
@@ -108,14 +139,22 @@ class AggregateRules:
         output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
                                              for spec in specs]))
         need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
-        ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
         grouped = ", ".join(out_names[:len(keys)])
         selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
-        if self._two_phase(ctx):
+        if relation.window is not None:
+            time_index = pre_row.index(time_name)
+            agg = self._add_window_aggregate(node, relation, len(keys), specs, window_keys,
+                                             out_names[:len(keys)] + [
+                                                 _agg_text(spec, pre_row) for spec in specs],
+                                             out_names[:len(keys)], time_index)
+            output = agg.row_type
+        elif self._two_phase(ctx):
+            ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
             agg = self._local_global(node, len(keys), specs, out_names, output, need_retraction,
                                      ttls)
         else:
+            ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
             description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
                            f"select=[{selected}])")
             agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(len(keys))),
@@ -125,6 +164,8 @@ class AggregateRules:
         # 3. the calc above: HAVING and the SELECT list, over the keys and the results
         key_columns = {spark_sql(scope.rewrite(key)): output.fields[i].name
                        for i, key in enumerate(keys)}
+        for name in window_keys:              # the window columns: the node's properties
+            key_columns[spark_sql(scope.rewrite(exp.column(name)))] = name
 
         def over_aggregate(expression: exp.Expression) -> exp.Expression:
             def replace(sub: exp.Expression) -> exp.Expression:

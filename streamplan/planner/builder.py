@@ -17,9 +17,10 @@ from sqlglot import exp
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes import REGISTRY, ExecNode
-from ..nodes.common import TableSpec
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
+from ..nodes.source_scan import StreamExecTableSourceScan
+from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
 from ..options import (MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, MINIBATCH_SIZE,
                        SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration)
 from ..plan import CompiledPlan, Edge
@@ -35,14 +36,15 @@ from .joins import JoinRules
 from .ranks import RankRules
 from .scope import spark_sql
 from .select import SelectRules
-from .sources import SourceRules, table_row_type
+from .sources import SourceRules, table_row_type, table_spec
 from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
+from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  ChangelogRules):
+                  WindowRules, ChangelogRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
@@ -81,6 +83,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
         self._check_mini_batch_options(inserts)
         for insert in inserts:
             self._plan_insert(insert)
+        self._refuse_state_over_source_watermarks()
         self._generate_update_before_where_needed()
         self._check_mini_batch_nodes(inserts)
         return CompiledPlan(self.nodes, self.edges)
@@ -113,23 +116,51 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
                     f"table.exec.mini-batch.enabled (Flink runs it in mini-batches: {flink}, not "
                     f"implemented)", position.line, position.column, position.source)
 
+    def _refuse_state_over_source_watermarks(self) -> None:
+        """`WATERMARK FOR c AS SOURCE_WATERMARK()`: in Flink `c` is a rowtime attribute whose
+        watermark the values source never advances; here it is planned as a plain timestamp
+        (no watermark assigner). Stateless plans are the same either way; a stateful one may
+        not be (a row-time deduplication or an event-time interval join in Flink), so it is
+        refused rather than planned unlike Flink."""
+        stateless = (StreamExecTableSourceScan, StreamExecCalc, StreamExecSink,
+                     StreamExecWatermarkAssigner)
+        for scan in self.nodes:
+            if not isinstance(scan, StreamExecTableSourceScan):
+                continue
+            table = self.catalog.get(scan.table.identifier)
+            if table is None or table.watermark is None or not table.watermark.from_source:
+                continue
+            stateful = next((n for n in self.nodes if not isinstance(n, stateless)), None)
+            if stateful is not None:
+                position = table.watermark.position or table.position
+                raise UnsupportedSqlError(
+                    f"{stateful.type} in a query reading table '{table.name}', whose "
+                    f"WATERMARK FOR {table.watermark.column} AS SOURCE_WATERMARK() makes "
+                    f"'{table.watermark.column}' a rowtime attribute in Flink; here it is a "
+                    f"plain timestamp (the values source emits no watermark), so only "
+                    f"stateless queries read such a table", position.line, position.column,
+                    position.source)
+
     # --- statements -----------------------------------------------------------------------
     def _plan_insert(self, insert: Insert) -> None:
         where = str(insert.position)
         hints = parse_hints(insert.hints)
         sink_table = self._table(insert.target, where, role="sink")
         sink_row = table_row_type(sink_table, physical_only=True)
+        targets = _insert_targets(insert, sink_table, sink_row, where)
+        query_row = RowType(tuple(sink_row.fields[sink_row.index(n)] for n in targets))
         ctx = QueryContext(insert, where, hints)
-        relation = self._plan_select(insert.query, ctx, sink_row, top_level=True)
+        relation = self._plan_select(insert.query, ctx, query_row, top_level=True)
         check_early_fire_applies(hints, ctx.interval_joins > 0)
         hints.state_ttl.check_all_used()
         node = relation.node
+        if query_row != sink_row:
+            node = self._complete_sink_row(node, insert, sink_row, targets, where)
         materialize = self._upsert_materialize(sink_table, sink_row, node, insert)
         upsert_key = next((key for key in self.unique_keys[node.id] if key), None)
         self.add(StreamExecSink, [node],
-                 table=TableSpec(identifier=sink_table.name, options=dict(sink_table.options),
-                                 primary_key=list(sink_table.primary_key)
-                                 if sink_table.primary_key else None),
+                 table=table_spec(sink_table),
+                 overwrite=True if insert.overwrite else None,
                  input_changelog_mode=mode_names(self.modes[node.id]), output_type=sink_row.text,
                  upsert_materialize=True if materialize else None,
                  input_upsert_key=upsert_key if materialize else None,
@@ -138,6 +169,24 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
                              + (", upsertMaterialize=[true]" if materialize else "")
                              + (f", conflictStrategy=[{insert.on_conflict}]" if insert.on_conflict
                                 else "") + ")")
+
+    def _complete_sink_row(self, node: ExecNode, insert: Insert, sink_row: RowType,
+                           targets: list[str], where: str) -> ExecNode:
+        """The sink's whole row from a query that gives only `targets` (an INSERT's column
+        list or static partition, as Flink completes it): static partition columns are their
+        literals, columns the INSERT does not name NULL, each cast to the column's type."""
+        static = dict(insert.static_partition)
+        given = node.row_type.names
+        projection = []
+        for field in sink_row.fields:
+            spark_type = field.type.to_spark().simpleString().upper()
+            if field.name in targets:
+                projection.append(quote_identifier(given[targets.index(field.name)]))
+            elif field.name in static:
+                projection.append(f"CAST({spark_sql(static[field.name])} AS {spark_type})")
+            else:
+                projection.append(f"CAST(NULL AS {spark_type})")
+        return self._calc(node, projection, list(sink_row.names), None, where)
 
     def _upsert_materialize(self, table: CreateTable, sink_row: RowType, node: ExecNode,
                             insert: Insert) -> bool:
@@ -175,15 +224,18 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
 
     # --- used by several rules ----------------------------------------------------------
     def _calc(self, node: ExecNode, projection: list[str], names: list[str],
-              condition: Optional[str], where: str) -> ExecNode:
+              condition: Optional[str], where: str, rowtime: Optional[str] = None) -> ExecNode:
         """A calc of `projection` (named `names`) filtered by `condition` over `node`; `node`
-        itself when that is the identity."""
+        itself when that is the identity. `rowtime`: the output column that stays the rowtime
+        attribute (a window aggregate's time attribute)."""
         input_row = node.row_type
         if projection == [quote_identifier(n) for n in input_row.names] and condition is None:
             return node
         types = self.types.resolve(input_row, projection, None, where)
+        fields = tuple(Field(name, sql_type, rowtime=name == rowtime)
+                       for name, sql_type in zip(names, types))
         return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
-                        output_type=RowType(tuple(map(Field, names, types))).text,
+                        output_type=RowType(fields).text,
                         description=_calc_description(projection, names, condition))
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
@@ -206,6 +258,34 @@ MINI_BATCH_VARIANTS = {
     "stream-exec-deduplicate": "the ProcTime/RowTimeMiniBatchDeduplicate functions",
     "stream-exec-join": "MiniBatchStreamingJoinOperator",
 }
+
+def _insert_targets(insert: Insert, table: CreateTable, sink_row: RowType,
+                    where: str) -> list[str]:
+    """The sink columns the query of `insert` gives, in order: those of its column list, or
+    all but its static partition's; as Flink, a static partition column is a partition key,
+    and a column the INSERT leaves out takes NULL, so it must be nullable."""
+    static = [name for name, _ in insert.static_partition]
+    keys = table.partition_keys or ()
+    for name in static:
+        if name not in keys:
+            raise PlanningError(f"{where}: static partition column '{name}' of INSERT INTO "
+                                f"{table.name} is not a partition key of the table "
+                                f"({', '.join(keys) or 'it has none'})")
+    for name in list(insert.columns or ()):
+        if name not in sink_row.names:
+            raise PlanningError(f"{where}: column '{name}' of INSERT INTO {table.name} (...) "
+                                f"is not a column of the table ({', '.join(sink_row.names)})")
+        if name in static:
+            raise PlanningError(f"{where}: column '{name}' of INSERT INTO {table.name} is "
+                                f"both a static partition column and in the column list")
+    if insert.columns is None:
+        return [name for name in sink_row.names if name not in static]
+    for field in sink_row.fields:
+        if field.name not in insert.columns and field.name not in static \
+                and not field.type.nullable:
+            raise PlanningError(f"{where}: column '{field.name}' of sink {table.name} is NOT "
+                                f"NULL, but INSERT INTO {table.name} (...) gives it no value")
+    return list(insert.columns)
 
 
 def integer_division(expression: exp.Expression, input_row: RowType, types: SparkTypeResolver,

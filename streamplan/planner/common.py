@@ -6,7 +6,7 @@ Each is defined here once; the rule modules import them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
@@ -16,6 +16,9 @@ from ..types import unique_names
 from .hints import QueryHints
 from .scope import ScopeField
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .windows import WindowTvf
+
 
 @dataclass
 class Relation:
@@ -24,6 +27,7 @@ class Relation:
     node: ExecNode
     scope_fields: list[ScopeField]
     names: tuple[str, ...] = ()          # how the relation is known: alias, table name
+    window: Optional["WindowTvf"] = None  # a window TVF over `node` (planner/windows.py)
 
 
 @dataclass

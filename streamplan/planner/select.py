@@ -17,6 +17,7 @@ from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
+from .windows import window_tvf_call
 
 
 # Clauses the planner cannot plan, with the exec node they would need.
@@ -55,6 +56,8 @@ class SelectRules:
                 relation, condition = self._plan_from(select, condition, ctx, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
+            if relation.window is not None:    # no aggregate consumes the window
+                relation = self._window_table_function(relation, ctx)
             return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
         finally:
             ctx.ctes = outer_ctes
@@ -125,6 +128,10 @@ class SelectRules:
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
             right = self._relation(join.this, ctx)
+            if relation.window is not None or right.window is not None:
+                raise UnsupportedSqlError(
+                    "a join of a window TVF (needs stream-exec-window-join)", ctx.position.line,
+                    ctx.position.column, ctx.position.source)
             pushed = []
             if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
                     and not join.args.get("using") and not join.method:
@@ -145,6 +152,9 @@ class SelectRules:
             alias = item.alias or ""
             return Relation(relation.node, [ScopeField(alias, f.name, f.field)
                                             for f in relation.scope_fields], (alias,) if alias else ())
+        tvf = window_tvf_call(item)
+        if tvf is not None:
+            return self._window_relation(item, tvf, ctx)
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
             raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries and "
                                       f"CTEs are supported)")

@@ -15,7 +15,7 @@ from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes import ExecNode
 from ..nodes.calc import StreamExecCalc
 from ..nodes.changelog_normalize import StreamExecChangelogNormalize
-from ..nodes.common import TableSpec
+from ..nodes.common import DistributionSpec, TableSpec
 from ..nodes.drop_update_before import StreamExecDropUpdateBefore
 from ..nodes.mini_batch_assigner import StreamExecMiniBatchAssigner
 from ..nodes.source_scan import StreamExecTableSourceScan
@@ -23,7 +23,8 @@ from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
 from ..options import MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, SOURCE_CDC_EVENTS_DUPLICATE
 from ..sql.ast import CreateTable
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
-from ..values_connector import VALUES_OPTIONS, option_value_problem
+from ..values_connector import (VALUES_OPTIONS, metadata_map, option_value_problem,
+                                partition_list)
 from .common import _calc_description
 
 
@@ -51,21 +52,23 @@ class SourceRules:
             problem = option_value_problem(key, value)
             if problem is not None:
                 raise PlanningError(f"{table.position}: table '{name}': option '{key}': {problem}")
+        _check_metadata_columns(table, role)
+        _check_partitions(table)
         return table
 
     def _scan(self, table: CreateTable) -> ExecNode:
         where = str(table.position)
-        physical = table_row_type(table, physical_only=True)
-        pk = list(table.primary_key) if table.primary_key else None
+        physical = scan_row_type(table)
         node = self.add(StreamExecTableSourceScan, [],
-                        table=TableSpec(identifier=table.name, options=dict(table.options),
-                                        primary_key=pk),
+                        table=table_spec(table),
                         output_type=physical.text,
                         description=f"TableSourceScan(table=[[{table.name}]], "
                                     f"fields=[{', '.join(physical.names)}])")
         if self.config.get(MINIBATCH_ENABLED):
             node = self._mini_batch_assigner(table, node)
-        if any(column.computed is not None for column in table.columns):
+        declared = [c.name for c in table.columns if c.computed is None]
+        if any(column.computed is not None for column in table.columns) \
+                or declared != list(physical.names):
             projection = [quote_identifier(c.name) if c.computed is None
                           else PROCTIME_SQL if _is_proctime(c.computed)
                           else self._sql(c.computed, physical, where) for c in table.columns]
@@ -78,6 +81,16 @@ class SourceRules:
                             output_type=row.text,
                             description=_calc_description(projection, names, None))
         node = self._normalize_changelog(table, node)
+        if table.watermark is not None and table.watermark.from_source:
+            if table.options.get("enable-watermark-push-down", "false").lower() != "true":
+                raise PlanningError(
+                    f"{where}: table '{table.name}' declares WATERMARK FOR "
+                    f"{table.watermark.column} AS SOURCE_WATERMARK(), but its source does not "
+                    f"emit watermarks; Flink's values source does (none at all) with "
+                    f"'enable-watermark-push-down' = 'true'")
+            # Flink's values source applies SOURCE_WATERMARK() as WatermarkStrategy
+            # .noWatermarks(): no watermark assigner, and no watermark ever advances.
+            return node
         if table.watermark is None:
             return node
         row = node.row_type
@@ -149,6 +162,80 @@ PROCTIME_TYPE = SqlType("TIMESTAMP_LTZ", (3,), nullable=False)
 def _is_proctime(expression: Optional[exp.Expression]) -> bool:
     return (isinstance(expression, exp.Anonymous) and expression.name.upper() == "PROCTIME"
             and not expression.expressions)
+
+
+def table_spec(table: CreateTable) -> TableSpec:
+    """A catalog table as its plan nodes persist it."""
+    distribution = table.distribution
+    return TableSpec(identifier=table.name, options=dict(table.options),
+                     primary_key=list(table.primary_key) if table.primary_key else None,
+                     partition_keys=list(table.partition_keys) if table.partition_keys else None,
+                     distribution=None if distribution is None else DistributionSpec(
+                         kind=distribution.kind, bucket_keys=list(distribution.bucket_keys),
+                         bucket_count=distribution.bucket_count))
+
+
+def readable_metadata(table: CreateTable) -> dict[str, SqlType]:
+    text = table.options.get("readable-metadata")
+    return metadata_map(text) if text else {}
+
+
+def scan_row_type(table: CreateTable) -> RowType:
+    """What a values scan produces, as Flink's values source does: the physical columns, then
+    the metadata columns ordered by their keys' order in 'readable-metadata' (a source row
+    carries the physical values, then the metadata values in that order)."""
+    keys = list(readable_metadata(table))
+    physical = [c for c in table.columns if c.computed is None and c.metadata is None]
+    metadata = sorted((c for c in table.columns if c.metadata is not None),
+                      key=lambda c: keys.index(c.metadata) if c.metadata in keys else len(keys))
+    return RowType(tuple(Field(c.name, parse_type(c.type_text).with_nullable(c.nullable))
+                         for c in physical + metadata))
+
+
+def _check_metadata_columns(table: CreateTable, role: str) -> None:
+    """A metadata column reads (source) or writes (sink) a key its table's connector
+    declares ('readable-metadata' / 'writable-metadata'), with the key's type, each key
+    once; as Flink's DynamicSourceUtils / DynamicSinkUtils check them."""
+    option = "readable-metadata" if role == "source" else "writable-metadata"
+    text = table.options.get(option)
+    declared = metadata_map(text) if text else {}
+    seen: dict[str, str] = {}
+    for column in table.columns:
+        if column.metadata is None:
+            continue
+        where = column.position or table.position
+        if column.metadata not in declared:
+            keys = ", ".join(f"'{key}'" for key in declared) or "none"
+            raise PlanningError(
+                f"{where}: invalid metadata key '{column.metadata}' in column '{column.name}' "
+                f"of table '{table.name}': the values connector {'reads' if role == 'source' else 'writes'} "
+                f"the metadata keys its '{option}' option declares ({keys})")
+        if column.metadata in seen:
+            raise PlanningError(f"{where}: metadata key '{column.metadata}' of table "
+                                f"'{table.name}' is read by columns '{seen[column.metadata]}' "
+                                f"and '{column.name}'; each key is one column")
+        seen[column.metadata] = column.name
+        wanted = declared[column.metadata]
+        got = parse_type(column.type_text)
+        if got.with_nullable(True) != wanted.with_nullable(True):
+            raise PlanningError(
+                f"{where}: metadata column '{column.name}' of table '{table.name}' is "
+                f"{got.text}, but its key '{column.metadata}' is {wanted.text} in '{option}'; "
+                f"declare the column with the key's type")
+
+
+def _check_partitions(table: CreateTable) -> None:
+    """Every column a 'partition-list' names is a physical column (Flink's values source
+    fails on others)."""
+    text = table.options.get("partition-list")
+    if not text:
+        return
+    physical = {c.name for c in table.columns if c.computed is None and c.metadata is None}
+    for partition in partition_list(text):
+        for column in partition:
+            if column not in physical:
+                raise PlanningError(f"{table.position}: table '{table.name}': 'partition-list' "
+                                    f"names '{column}', which is no physical column")
 
 
 def table_row_type(table: CreateTable, physical_only: bool) -> RowType:

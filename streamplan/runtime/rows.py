@@ -165,6 +165,17 @@ def _java_datetime(value: dt.datetime) -> str:
     return text
 
 
+def _java_instant(value: dt.datetime) -> str:
+    """Java Instant.toString, as Flink prints a TIMESTAMP_LTZ: UTC, seconds always, 'Z'."""
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    if value.microsecond:
+        text += f".{value.microsecond // 1000:03d}" if value.microsecond % 1000 == 0 \
+            else f".{value.microsecond:06d}"
+    return text + "Z"
+
+
 def _java_floating(value: float, shortest: str) -> str:
     """Java's Double/Float.toString from the shortest round-trip digits: plain notation for
     1e-3 <= |v| < 1e7, else d.dddE±n."""
@@ -193,6 +204,8 @@ def format_value(value: Any, sql_type: SqlType | None = None) -> str:
         return "true" if value else "false"
     if isinstance(value, str) and sql_type is not None and sql_type.is_timestamp:
         value = to_python(value, sql_type)
+    if isinstance(value, dt.datetime) and sql_type is not None and sql_type.name == "TIMESTAMP_LTZ":
+        return _java_instant(value)
     if isinstance(value, dt.datetime):
         return _java_datetime(value)
     if isinstance(value, float):

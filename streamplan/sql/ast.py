@@ -30,6 +30,9 @@ class ColumnDef:
     nullable: bool = True
     computed: exp.Expression | None = None  # `name AS expr`
     position: Position | None = None
+    # `name TYPE METADATA [FROM 'key']`: the connector's metadata `key` (the column's name
+    # when FROM is absent); None for a physical or computed column.
+    metadata: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,9 @@ class WatermarkDef:
     delay_ms: int
     text: str                      # the expression as written, for descriptions
     position: Position | None = None
+    # `WATERMARK FOR c AS SOURCE_WATERMARK()`: the source emits the watermarks (Flink's
+    # SupportsSourceWatermark); no watermark assigner, delay_ms is 0.
+    from_source: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,18 @@ class CreateTable:
     primary_key: tuple[str, ...] | None
     options: dict[str, str]
     position: Position
+    partition_keys: tuple[str, ...] | None = None   # PARTITIONED BY (...)
+    distribution: "Distribution | None" = None      # DISTRIBUTED [BY ...] [INTO n BUCKETS]
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Flink's TableDistribution: `DISTRIBUTED BY [HASH | RANGE] (keys) [INTO n BUCKETS]` or
+    `DISTRIBUTED INTO n BUCKETS` (kind UNKNOWN when no algorithm is named)."""
+
+    kind: str                      # HASH, RANGE or UNKNOWN
+    bucket_keys: tuple[str, ...]
+    bucket_count: int | None
 
 
 @dataclass(frozen=True)
@@ -76,6 +94,10 @@ class Insert:
     position: Position
     text: str                      # the statement text as written
     on_conflict: Optional[str] = None   # ON CONFLICT DO <DEDUPLICATE|NOTHING|ERROR> (Flink 2.3)
+    overwrite: bool = False             # INSERT OVERWRITE
+    # INSERT INTO t PARTITION (k = v, ...): the static partition columns and their literals
+    static_partition: tuple[tuple[str, exp.Expression], ...] = ()
+    columns: Optional[tuple[str, ...]] = None   # INSERT INTO t (c1, c2, ...)
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,13 @@
 Supported statements (producing the model of :mod:`streamplan.sql.ast`):
 
 * ``SET 'key' = 'value'`` and ``SET some.key = value`` (unquoted key and value)
-* ``CREATE TABLE [IF NOT EXISTS] t (<columns>) [WITH ('k' = 'v', ...)]`` with physical and
-  computed columns, one ``WATERMARK FOR c AS c [- INTERVAL 'n' UNIT]`` and a
-  ``PRIMARY KEY (...) NOT ENFORCED`` (table or column level). ``IF NOT EXISTS`` is accepted
-  and has no effect: a script declares every table exactly once.
-* ``INSERT INTO t SELECT ...`` with ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
+* ``CREATE TABLE [IF NOT EXISTS] t (<columns>) [DISTRIBUTED ...] [PARTITIONED BY (...)]
+  [WITH ('k' = 'v', ...)]`` with physical, computed and metadata columns
+  (``c TYPE METADATA [FROM 'key']``), one ``WATERMARK FOR c AS c [- INTERVAL 'n' UNIT]`` or
+  ``AS SOURCE_WATERMARK()`` and a ``PRIMARY KEY (...) NOT ENFORCED`` (table or column level).
+  ``IF NOT EXISTS`` is accepted and has no effect: a script declares every table exactly once.
+* ``INSERT { INTO | OVERWRITE } t [PARTITION (k = v, ...)] [(c, ...)] SELECT ...`` with
+  ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
 * statement sets: ``EXECUTE STATEMENT SET BEGIN ...; END`` and ``BEGIN STATEMENT SET; ...; END;``
 * ``COMPILE PLAN 'p' [IF NOT EXISTS] FOR <INSERT | [EXECUTE] STATEMENT SET BEGIN ... END>``
 * ``COMPILE PLAN 'new' [IF NOT EXISTS] FROM 'old'``: plan migration (FLIP-190)
@@ -31,7 +33,7 @@ from sqlglot.errors import ParseError, TokenError
 from streamplan.durations import INTERVAL_UNITS_MS, bounded_decimal
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
-    ColumnDef, CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
+    ColumnDef, CompilePlan, CreateTable, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
     SetOption, Statement, StatementSet, WatermarkDef,
 )
 from streamplan.sql.expressions import numeric_literal_problem
@@ -60,10 +62,9 @@ _OBJECT_KINDS = {"TABLE", "VIEW", "FUNCTION", "CATALOG", "DATABASE", "MODEL", "T
 
 _ELEMENT_CLAUSES = {"UNIQUE": "UNIQUE constraint", "CHECK": "CHECK constraint",
                     "FOREIGN": "FOREIGN KEY constraint", "PERIOD": "PERIOD FOR SYSTEM_TIME"}
-_COLUMN_CLAUSES = {"METADATA": "METADATA column", "VIRTUAL": "VIRTUAL column",
+_COLUMN_CLAUSES = {"VIRTUAL": "VIRTUAL column",
                    "COMMENT": "column COMMENT"}
-_TABLE_CLAUSES = {"COMMENT": "table COMMENT", "PARTITIONED": "PARTITIONED BY",
-                  "DISTRIBUTED": "DISTRIBUTED BY", "LIKE": "CREATE TABLE ... LIKE",
+_TABLE_CLAUSES = {"COMMENT": "table COMMENT", "LIKE": "CREATE TABLE ... LIKE",
                   "AS": "CREATE TABLE ... AS SELECT"}
 _QUERY_KINDS = {exp.Union: "UNION", exp.Intersect: "INTERSECT", exp.Except: "EXCEPT",
                 exp.Values: "VALUES"}
@@ -306,6 +307,9 @@ class _TableDraft:
     watermark: WatermarkDef | None = None
     watermark_column: Token | None = None
     key_columns: list[Token] | None = None
+    partition_keys: list[Token] | None = None
+    distribution: Distribution | None = None
+    distribution_keys: list[Token] = field(default_factory=list)
 
     def add_column(self, column: ColumnDef, token: Token) -> None:
         # Case-insensitive: Spark resolves column names case-insensitively.
@@ -336,8 +340,14 @@ class _TableDraft:
         key = self._primary_key(by_name)
         columns = tuple(replace(c, nullable=False) if key and c.name in key else c
                         for c in self.columns)
+        for token in (self.partition_keys or []) + self.distribution_keys:
+            if _identifier(token) not in by_name:
+                raise self.src.syntax_error(f"column '{_identifier(token)}' is not a column of "
+                                            f"table '{self.name}'", token.start)
+        partition_keys = (None if self.partition_keys is None
+                          else tuple(_identifier(token) for token in self.partition_keys))
         return CreateTable(self.name, columns, self.watermark, key, options,
-                           self.src.position(keyword.start))
+                           self.src.position(keyword.start), partition_keys, self.distribution)
 
     def _primary_key(self, by_name: dict[str, ColumnDef]) -> tuple[str, ...] | None:
         """Key column names. As in Flink they must be physical columns and become NOT NULL."""
@@ -348,8 +358,9 @@ class _TableDraft:
             name = _identifier(token)
             if name not in by_name:
                 problem = "is not a column of"
-            elif by_name[name].computed is not None:
-                problem = "is a computed column; a primary key needs physical columns of"
+            elif by_name[name].computed is not None or by_name[name].metadata is not None:
+                kind = "computed" if by_name[name].computed is not None else "metadata"
+                problem = f"is a {kind} column; a primary key needs physical columns of"
             elif name in names:
                 problem = "is listed twice in the primary key of"
             else:
@@ -376,7 +387,40 @@ def _parse_create(cur: _Cursor) -> CreateTable:
         if not cur.accept_punct(","):
             break
     cur.expect_punct(")", f"or ',' in the column list of table '{draft.name}'")
-    return draft.build(_parse_table_options(cur, draft.name), keyword)
+    return draft.build(_parse_table_options(cur, draft), keyword)
+
+
+def _column_list(cur: _Cursor, clause: str) -> list[Token]:
+    """`(col {, col})` after `clause`."""
+    cur.expect_punct("(", f"after {clause}")
+    columns = [cur.expect_identifier(f"a column name in {clause}")[1]]
+    while cur.accept_punct(","):
+        columns.append(cur.expect_identifier(f"a column name in {clause}")[1])
+    cur.expect_punct(")", f"or ',' in the {clause} column list")
+    return columns
+
+
+def _parse_distribution(cur: _Cursor, draft: "_TableDraft") -> None:
+    """Flink's `DISTRIBUTED BY [HASH | RANGE] (keys) [INTO n BUCKETS]` or `DISTRIBUTED INTO n
+    BUCKETS`."""
+    cur.advance()
+    kind, keys = "UNKNOWN", []
+    if cur.accept_word("BY"):
+        algorithm = cur.accept_word("HASH", "RANGE")
+        kind = algorithm.upper if algorithm is not None else "UNKNOWN"
+        keys = _column_list(cur, "DISTRIBUTED BY")
+    elif not cur.peek_word("INTO"):
+        raise cur.fail("BY or INTO after DISTRIBUTED")
+    count = None
+    if cur.accept_word("INTO"):
+        token = cur.peek()
+        if token is None or token.kind != NUMBER or not token.text.isdigit() \
+                or len(token.text) > _MAX_PARAMETER_DIGITS or int(token.text) < 1:
+            raise cur.fail("a positive bucket count after INTO")
+        count = int(cur.advance().text)
+        cur.expect_word("BUCKETS", f"after INTO {count}")
+    draft.distribution = Distribution(kind, tuple(_identifier(t) for t in keys), count)
+    draft.distribution_keys = keys
 
 
 def _reject_clause(cur: _Cursor, clauses: dict[str, str]) -> None:
@@ -386,8 +430,16 @@ def _reject_clause(cur: _Cursor, clauses: dict[str, str]) -> None:
         raise cur.src.unsupported(clauses[token.upper], token.start)
 
 
-def _parse_table_options(cur: _Cursor, table: str) -> dict[str, str]:
-    """What may follow the column list: nothing, or `WITH ('k' = 'v', ...)`."""
+def _parse_table_options(cur: _Cursor, draft: "_TableDraft") -> dict[str, str]:
+    """What may follow the column list: `[DISTRIBUTED ...] [PARTITIONED BY (...)]` and
+    nothing or `WITH ('k' = 'v', ...)`, in Flink's order."""
+    table = draft.name
+    _reject_clause(cur, _TABLE_CLAUSES)
+    if cur.peek_word("DISTRIBUTED"):
+        _parse_distribution(cur, draft)
+    if cur.accept_word("PARTITIONED"):
+        cur.expect_word("BY", "after PARTITIONED")
+        draft.partition_keys = _column_list(cur, "PARTITIONED BY")
     _reject_clause(cur, _TABLE_CLAUSES)
     if cur.at_end():
         return {}
@@ -419,9 +471,14 @@ def _parse_column(cur: _Cursor, draft: _TableDraft) -> None:
                                    position=position), token)
     else:
         type_text = _parse_type(cur, name)
-        draft.add_column(ColumnDef(name, type_text, _parse_nullability(cur), position=position),
-                         token)
-        if cur.peek_word("PRIMARY", "CONSTRAINT"):
+        nullable = _parse_nullability(cur)
+        metadata = None
+        if cur.accept_word("METADATA"):
+            metadata = cur.expect_string("metadata key after METADATA FROM")[0] \
+                if cur.accept_word("FROM") else name
+        draft.add_column(ColumnDef(name, type_text, nullable, position=position,
+                                   metadata=metadata), token)
+        if metadata is None and cur.peek_word("PRIMARY", "CONSTRAINT"):
             _parse_primary_key(cur, draft, token)
     _reject_clause(cur, _COLUMN_CLAUSES)
 
@@ -531,6 +588,12 @@ def _parse_watermark(cur: _Cursor, draft: _TableDraft) -> None:
     if not tokens:
         raise cur.fail(f"a watermark expression after WATERMARK FOR {column} AS")
     text = cur.src.text[tokens[0].start:tokens[-1].end]
+    if (len(tokens) == 3 and tokens[0].is_word("SOURCE_WATERMARK") and tokens[1].is_punct("(")
+            and tokens[2].is_punct(")")):
+        watermark = WatermarkDef(column, 0, text, cur.src.position(keyword.start),
+                                 from_source=True)
+        draft.set_watermark(watermark, keyword, column_token)
+        return
     watermark = WatermarkDef(column, _watermark_delay(cur.src, column, tokens), text,
                              cur.src.position(keyword.start))
     draft.set_watermark(watermark, keyword, column_token)
@@ -590,14 +653,27 @@ def _key_column_list(cur: _Cursor) -> list[Token]:
 # ------------------------------------------------------------------------------------- INSERT
 
 def _parse_insert(cur: _Cursor) -> Insert:
-    """`INSERT INTO target SELECT ...`: the rest of the cursor is the query."""
+    """`INSERT { INTO | OVERWRITE } target [PARTITION (k = v, ...)] [(c1, ...)] SELECT ...`:
+    the rest of the cursor is the query."""
     keyword = cur.advance()
-    if cur.peek_word("OVERWRITE"):
-        raise cur.src.unsupported("INSERT OVERWRITE", cur.peek().start,
-                                  "Streaming sinks are appended to or upserted: use INSERT INTO.")
-    cur.expect_word("INTO", "after INSERT")
-    target = _table_name(cur, "a target table after INSERT INTO")
-    _reject_insert_clause(cur, target)
+    overwrite = cur.accept_word("OVERWRITE") is not None
+    if not overwrite:
+        cur.expect_word("INTO", "or OVERWRITE after INSERT")
+    target = _table_name(cur, f"a target table after INSERT {'OVERWRITE' if overwrite else 'INTO'}")
+    static_partition = _static_partition(cur) if cur.peek_word("PARTITION") else ()
+    columns = None
+    token = cur.peek()
+    if token is not None and token.is_punct("("):
+        if cur.peek_word(*_QUERY_STARTS, ahead=1):
+            raise cur.src.unsupported(f"parenthesised query after INSERT INTO {target}",
+                                      token.start, "Remove the parentheses around the SELECT.")
+        columns = _column_list(cur, f"INSERT INTO {target}")
+        names = [_identifier(t) for t in columns]
+        twice = next((t for i, t in enumerate(columns) if _identifier(t) in names[:i]), None)
+        if twice is not None:
+            raise cur.src.syntax_error(f"column '{_identifier(twice)}' is listed twice in the "
+                                       f"target columns of INSERT INTO {target}", twice.start)
+        columns = tuple(names)
     if not cur.peek_word(*_QUERY_STARTS):
         raise cur.fail(f"SELECT after INSERT INTO {target}")
     tokens = cur.rest()
@@ -607,7 +683,30 @@ def _parse_insert(cur: _Cursor) -> Insert:
     query = _parse_query(cur.src, tokens)
     query.set("hint", None)
     return Insert(target, query, hints, cur.src.position(keyword.start),
-                  cur.src.text[keyword.start:tokens[-1].end], on_conflict)
+                  cur.src.text[keyword.start:tokens[-1].end], on_conflict, overwrite,
+                  static_partition, columns)
+
+
+def _static_partition(cur: _Cursor) -> tuple[tuple[str, exp.Expression], ...]:
+    """`PARTITION (k = literal, ...)`: Flink's static partition of an INSERT."""
+    cur.advance()
+    cur.expect_punct("(", "after PARTITION")
+    entries: list[tuple[str, exp.Expression]] = []
+    while True:
+        name, token = cur.expect_identifier("a partition column in PARTITION (...)")
+        if any(name == seen for seen, _ in entries):
+            raise cur.src.syntax_error(f"partition column '{name}' is given twice", token.start)
+        cur.expect_punct("=", f"after partition column '{name}'")
+        value = cur.peek()
+        if value is None or not (value.kind == NUMBER or value.is_single_quoted
+                                 or value.is_word("TRUE", "FALSE", "NULL")):
+            raise cur.fail(f"a literal value for partition column '{name}'")
+        literal = _parse_fragment(cur.src, [cur.advance()], into=exp.Expr)
+        entries.append((name, literal))
+        if not cur.accept_punct(","):
+            break
+    cur.expect_punct(")", "or ',' in PARTITION (...)")
+    return tuple(entries)
 
 
 _CONFLICT_ACTIONS = ("DEDUPLICATE", "NOTHING", "ERROR")
@@ -625,19 +724,6 @@ def _on_conflict(cur: _Cursor, tokens: list[Token]) -> tuple[list[Token], str | 
                     f"expected DO {' | '.join(_CONFLICT_ACTIONS)} after ON CONFLICT", top[index + 1].end)
             return tokens[:tokens.index(top[index])], rest[1].upper
     return tokens, None
-
-
-def _reject_insert_clause(cur: _Cursor, target: str) -> None:
-    """PARTITION and column lists between the target and the query are not supported."""
-    token = cur.peek()
-    if token is not None and token.is_word("PARTITION"):
-        raise cur.src.unsupported("INSERT ... PARTITION", token.start)
-    if token is not None and token.is_punct("("):
-        if cur.peek_word(*_QUERY_STARTS, ahead=1):
-            raise cur.src.unsupported(f"parenthesised query after INSERT INTO {target}",
-                                      token.start, "Remove the parentheses around the SELECT.")
-        raise cur.src.unsupported("INSERT column list", token.start,
-                                  "Select the columns in the order of the sink table instead.")
 
 
 def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select:
@@ -696,13 +782,35 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
         if problem is not None:
             raise src.syntax_error(problem, token.start)
     start = tokens[0].start
-    fragment = src.text[start:tokens[-1].end]
+    fragment = _window_tvf_tables(src, src.text[start:tokens[-1].end], tokens, start)
     try:
         return sqlglot.parse_one(fragment, read="spark", into=into)
     except ParseError as error:
         raise _translate(src, start, fragment, error) from error
     except TokenError as error:
         raise src.syntax_error(f"cannot tokenize this SQL: {error}", start) from error
+
+
+# Flink's window table-valued functions: `TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)`.
+WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE")
+
+
+def _window_tvf_tables(src: SourceText, fragment: str, tokens: Sequence[Token], start: int) -> str:
+    """The fragment with the `TABLE` keyword of a window TVF's table argument blanked out
+    (spaces, so every offset stays where it was): sqlglot then reads `TUMBLE(t, DESCRIPTOR(ts),
+    ...)` as a function of the table's name, which the planner takes as the window TVF."""
+    for index in range(2, len(tokens)):
+        token = tokens[index]
+        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
+                and tokens[index - 2].is_word("SESSION"):
+            raise src.unsupported("SESSION window TVF", tokens[index - 2].start,
+                                  "Session windows are not supported yet; TUMBLE, HOP and "
+                                  "CUMULATE are.")
+        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
+                and tokens[index - 2].is_word(*WINDOW_TVFS):
+            at = token.start - start
+            fragment = fragment[:at] + " " * (token.end - token.start) + fragment[token.end - start:]
+    return fragment
 
 
 def _check_parentheses(src: SourceText, tokens: list[Token]) -> None:

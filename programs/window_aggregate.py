@@ -1,0 +1,385 @@
+"""Table test programs for stream-exec-window-aggregate (Flink's WindowAggregateTestPrograms).
+
+A window aggregate emits one +I per group key and window when the watermark passes the
+window's end (Flink's slicing window operator); late rows whose windows have all fired are
+dropped. Rows arrive one a micro-batch, so the watermark moves row by row as in Flink's
+restore tests; windows still open at the restore keep their slices in the checkpoint and
+fire after it.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# A tumbling window opened before the restore closes after it with both rows.
+TINY = (
+    TableTestProgram.of("window-aggregate-tiny", "a tumbling window open at the restore fires "
+                        "after it with the rows of both sides")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts")
+                        .producing_before_restore(["a", 1, "2020-10-10 00:00:01"])
+                        .producing_after_restore(["a", 2, "2020-10-10 00:00:04"],
+                                                 ["a", 4, "2020-10-10 00:00:06"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_end TIMESTAMP(3)", "total INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[a, 2020-10-10T00:00:05, 3]",
+                                               "+I[a, 2020-10-10T00:00:10, 4]").build())
+    .run_sql("INSERT INTO S SELECT k, window_end, SUM(v) FROM TABLE(TUMBLE(TABLE T, "
+             "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end")
+    .build())
+
+# A hopping window (size 10 s, slide 5 s) whose slices straddle the restore: a's slice
+# (0 s, 5 s] (row 1) is written before it, fires window [-5 s, 5 s) there, and is merged into
+# [0 s, 10 s) after it. After the restore, a's row at 4 s is late for its slice (fired) but not
+# for the last window holding it ([0 s, 10 s) has not fired): it goes into the slice and counts;
+# the row at 2 s arrives when [0 s, 10 s) has fired too, and is dropped. Every aggregate kind:
+# COUNT(*), SUM, MIN, MAX, AVG (INT: truncated), COUNT(DISTINCT) with FILTER. Each key's last
+# window is empty ([10 s, 20 s) for a), so nothing more fires.
+WINDOW_AGGREGATE_HOP_ACROSS_RESTORE = (
+    TableTestProgram.of("window-aggregate-hop-across-restore",
+                        "hopping windows whose slices straddle the restore; a late row kept, "
+                        "a later one dropped; every aggregate kind")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["a", 1, "2020-10-10 00:00:01"],
+                                                  ["a", 4, "2020-10-10 00:00:06"],
+                                                  ["b", 2, "2020-10-10 00:00:07"])
+                        .producing_after_restore(["a", 3, "2020-10-10 00:00:08"],
+                                                 ["a", 2, "2020-10-10 00:00:04"],
+                                                 ["b", 5, "2020-10-10 00:00:12"],
+                                                 ["a", 9, "2020-10-10 00:00:02"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "cnt BIGINT", "total INT", "mn INT",
+                                  "mx INT", "av INT", "dv BIGINT")
+                      .consuming_before_restore(
+                          "+I[a, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 1, 1, 1, 1, 1, 0]")
+                      .consuming_after_restore(
+                          "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:10, 4, 10, 1, 4, 2, 3]",
+                          "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:10, 1, 2, 2, 2, 2, 1]",
+                          "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 2, 7, 3, 4, 3, 2]",
+                          "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 2, 7, 2, 5, 3, 2]",
+                          "+I[b, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 1, 5, 5, 5, 5, 1]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(v), "
+             "MAX(v), AVG(v), COUNT(DISTINCT v) FILTER (WHERE v > 1) FROM TABLE(HOP(TABLE T, "
+             "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) "
+             "GROUP BY k, window_start, window_end")
+    .build())
+
+# --- Flink's own programs (WindowAggregateTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings. Flink's RestoreTestBase registers every sink with
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
+# (docs/flink-programs.md): the SESSION programs (their SQL does not parse here yet) and the
+# *_DISTINCT_SPLIT programs (table.optimizer.distinct-agg.split.enabled is no option here).
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+BEFORE_DATA = [
+    ["2020-10-10 00:00:01", 1, 1.0, 1.0, Decimal("1.11"), "Hi", "a"],
+    ["2020-10-10 00:00:02", 2, 2.0, 2.0, Decimal("2.22"), "Comment#1", "a"],
+    ["2020-10-10 00:00:03", 2, 2.0, 2.0, Decimal("2.22"), "Comment#1", "a"],
+    ["2020-10-10 00:00:04", 5, 5.0, 5.0, Decimal("5.55"), None, "a"],
+    ["2020-10-10 00:00:07", 3, 3.0, 3.0, None, "Hello", "b"],
+    # out of order
+    ["2020-10-10 00:00:06", 6, 6.0, 6.0, Decimal("6.66"), "Hi", "b"],
+    ["2020-10-10 00:00:08", 3, None, 3.0, Decimal("3.33"), "Comment#2", "a"],
+    # late event
+    ["2020-10-10 00:00:04", 5, 5.0, None, Decimal("5.55"), "Hi", "a"],
+    ["2020-10-10 00:00:16", 4, 4.0, 4.0, Decimal("4.44"), "Hi", "b"],
+    ["2020-10-10 00:00:32", 7, 7.0, 7.0, Decimal("7.77"), None, None],
+    ["2020-10-10 00:00:34", 1, 3.0, 3.0, Decimal("3.33"), "Comment#3", "b"],
+]
+
+AFTER_DATA = [
+    ["2020-10-10 00:00:40", 10, 3.0, 3.0, Decimal("4.44"), "Comment#4", "a"],
+    ["2020-10-10 00:00:42", 11, 4.0, 4.0, Decimal("5.44"), "Comment#5", "d"],
+    ["2020-10-10 00:00:43", 12, 5.0, 5.0, Decimal("6.44"), "Comment#6", "c"],
+    ["2020-10-10 00:00:44", 13, 6.0, 6.0, Decimal("7.44"), "Comment#7", "d"],
+]
+
+
+def source_builder(name: str):
+    return (SourceTestStep.new_builder(name)
+            .add_schema("ts STRING", "a_int INT", "b_double DOUBLE", "c_float FLOAT",
+                        "d_bigdec DECIMAL(10, 2)", "`comment` STRING", "name STRING",
+                        "`rowtime` AS TO_TIMESTAMP(`ts`)", "`proctime` AS PROCTIME()",
+                        "WATERMARK for `rowtime` AS `rowtime` - INTERVAL '1' SECOND")
+            .producing_before_restore(*BEFORE_DATA)
+            .producing_after_restore(*AFTER_DATA))
+
+
+SOURCE = source_builder("window_source_t").build()
+CDC_SOURCE = source_builder("cdc_window_source_t").add_option("changelog-mode", "I,UA,UB,D").build()
+
+TUMBLE_EVENT_TIME_BEFORE_ROWS = [
+    "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:05, 4, 10, 2]",
+    "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 1, 3, 1]",
+    "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 2, 9, 2]",
+    "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:20, 1, 4, 1]",
+]
+TUMBLE_EVENT_TIME_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1, 7, 0]",
+    "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 1, 10, 1]",
+    "+I[c, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 2, 24, 2]",
+]
+TUMBLE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS = [
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:06, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00:06, 2020-10-10T00:00:11, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:06, 2020-10-10T00:00:11, 1, 3, 1]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:21, 1, 4, 1]",
+]
+TUMBLE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:31, 2020-10-10T00:00:36, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:31, 2020-10-10T00:00:36, 1, 7, 0]",
+    "+I[a, 2020-10-10T00:00:36, 2020-10-10T00:00:41, 1, 10, 1]",
+    "+I[c, 2020-10-10T00:00:41, 2020-10-10T00:00:46, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:41, 2020-10-10T00:00:46, 2, 24, 2]",
+]
+HOP_EVENT_TIME_BEFORE_ROWS = [
+    "+I[a, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:10, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:10, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 1, 3, 1]",
+    "+I[b, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:25, 1, 4, 1]",
+]
+HOP_EVENT_TIME_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:25, 2020-10-10T00:00:35, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:25, 2020-10-10T00:00:35, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 1, 7, 0]",
+    "+I[c, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 2, 24, 2]",
+    "+I[a, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 1, 10, 1]",
+    "+I[d, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 2, 24, 2]",
+    "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 1, 10, 1]",
+    "+I[c, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 1, 12, 1]",
+]
+HOP_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS = [
+    "+I[a, 2020-10-09T23:59:56, 2020-10-10T00:00:06, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00:01, 2020-10-10T00:00:11, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:11, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:06, 2020-10-10T00:00:16, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:06, 2020-10-10T00:00:16, 1, 3, 1]",
+    "+I[b, 2020-10-10T00:00:11, 2020-10-10T00:00:21, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:26, 1, 4, 1]",
+]
+HOP_EVENT_TIME_WITH_OFFSET_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:26, 2020-10-10T00:00:36, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:26, 2020-10-10T00:00:36, 1, 7, 0]",
+    "+I[a, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 10, 1]",
+    "+I[b, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 7, 0]",
+    "+I[c, 2020-10-10T00:00:36, 2020-10-10T00:00:46, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:36, 2020-10-10T00:00:46, 2, 24, 2]",
+    "+I[a, 2020-10-10T00:00:36, 2020-10-10T00:00:46, 1, 10, 1]",
+    "+I[d, 2020-10-10T00:00:41, 2020-10-10T00:00:51, 2, 24, 2]",
+    "+I[c, 2020-10-10T00:00:41, 2020-10-10T00:00:51, 1, 12, 1]",
+]
+CUMULATE_EVENT_TIME_BEFORE_ROWS = [
+    "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:05, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:10, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:10, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:15, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:15, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:20, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:25, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:30, 1, 4, 1]",
+]
+CUMULATE_EVENT_TIME_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:45, 1, 1, 1]",
+    "+I[c, 2020-10-10T00:00:30, 2020-10-10T00:00:45, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:30, 2020-10-10T00:00:45, 2, 24, 2]",
+    "+I[a, 2020-10-10T00:00:30, 2020-10-10T00:00:45, 1, 10, 1]",
+    "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:45, 1, 7, 0]",
+]
+CUMULATE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS = [
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:06, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00:01, 2020-10-10T00:00:11, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:11, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:01, 2020-10-10T00:00:16, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:16, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:21, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:26, 1, 4, 1]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:31, 1, 4, 1]",
+]
+CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS = [
+    "+I[b, 2020-10-10T00:00:31, 2020-10-10T00:00:36, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:31, 2020-10-10T00:00:36, 1, 7, 0]",
+    "+I[a, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 10, 1]",
+    "+I[b, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 1, 1]",
+    "+I[null, 2020-10-10T00:00:31, 2020-10-10T00:00:41, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:31, 2020-10-10T00:00:46, 1, 1, 1]",
+    "+I[c, 2020-10-10T00:00:31, 2020-10-10T00:00:46, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:31, 2020-10-10T00:00:46, 2, 24, 2]",
+    "+I[a, 2020-10-10T00:00:31, 2020-10-10T00:00:46, 1, 10, 1]",
+    "+I[null, 2020-10-10T00:00:31, 2020-10-10T00:00:46, 1, 7, 0]",
+]
+
+
+def flink_program(constant: str, id: str, description: str, phase_strategy: str, window_sql: str,
+                  before_rows: list[str], after_rows: list[str]) -> TableTestProgram:
+    """WindowAggregateTestPrograms.getTableTestProgram (DistinctAggSplit.DISABLED)."""
+    sql = ("INSERT INTO window_sink_t SELECT "
+           "name, "
+           "window_start, "
+           "window_end, "
+           "COUNT(*), "
+           "SUM(a_int), "
+           "COUNT(DISTINCT `comment`) "
+           f"FROM TABLE({window_sql})\n"
+           "GROUP BY name, window_start, window_end")
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"WindowAggregateTestPrograms.java#{constant}", FLINK_COMMIT)
+            .setup_config("table.optimizer.agg-phase-strategy", phase_strategy)
+            .setup_table_source(SOURCE)
+            .setup_table_source(CDC_SOURCE)
+            .setup_table_sink(SinkTestStep.new_builder("window_sink_t")
+                              .add_schema("name STRING", "window_start TIMESTAMP(3)",
+                                          "window_end TIMESTAMP(3)", "cnt BIGINT",
+                                          "sum_int INT", "distinct_cnt BIGINT")
+                              .consuming_before_restore(*before_rows)
+                              .consuming_after_restore(*after_rows)
+                              .build())
+            .run_sql(sql)
+            .build())
+
+
+TUMBLE = "TUMBLE(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND)"
+TUMBLE_OFFSET = ("TUMBLE(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND, "
+                 "INTERVAL '1' SECOND)")
+HOP = "HOP(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND, INTERVAL '10' SECOND)"
+HOP_OFFSET = ("HOP(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND, "
+              "INTERVAL '10' SECOND, INTERVAL '1' SECOND)")
+CUMULATE = ("CUMULATE(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND, "
+            "INTERVAL '15' SECOND)")
+CUMULATE_OFFSET = ("CUMULATE(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND, "
+                   "INTERVAL '15' SECOND, INTERVAL '1' SECOND)")
+
+TUMBLE_WINDOW_EVENT_TIME = flink_program(
+    "TUMBLE_WINDOW_EVENT_TIME", "window-aggregate-tumble-event-time",
+    "validates group by using tumbling window with event time", "ONE_PHASE", TUMBLE,
+    TUMBLE_EVENT_TIME_BEFORE_ROWS, TUMBLE_EVENT_TIME_AFTER_ROWS)
+TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE = flink_program(
+    "TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE", "window-aggregate-tumble-event-time-two-phase",
+    "validates group by using tumbling window with event time with two phase aggregation",
+    "TWO_PHASE", TUMBLE, TUMBLE_EVENT_TIME_BEFORE_ROWS, TUMBLE_EVENT_TIME_AFTER_ROWS)
+TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET = flink_program(
+    "TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET", "window-aggregate-tumble-event-time-with-offset",
+    "validates group by using tumbling window with event time with an offset", "ONE_PHASE",
+    TUMBLE_OFFSET, TUMBLE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
+    TUMBLE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET = flink_program(
+    "TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET",
+    "window-aggregate-tumble-event-time-two-phase-with-offset",
+    "validates group by using tumbling window with event time with two phase aggregation with "
+    "an offset", "TWO_PHASE", TUMBLE_OFFSET, TUMBLE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
+    TUMBLE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+HOP_WINDOW_EVENT_TIME = flink_program(
+    "HOP_WINDOW_EVENT_TIME", "window-aggregate-hop-event-time",
+    "validates group by using a hop window with event time", "ONE_PHASE", HOP,
+    HOP_EVENT_TIME_BEFORE_ROWS, HOP_EVENT_TIME_AFTER_ROWS)
+HOP_WINDOW_EVENT_TIME_TWO_PHASE = flink_program(
+    "HOP_WINDOW_EVENT_TIME_TWO_PHASE", "window-aggregate-hop-event-time-two-phase",
+    "validates group by using a hop window with event time with two phase aggregation",
+    "TWO_PHASE", HOP, HOP_EVENT_TIME_BEFORE_ROWS, HOP_EVENT_TIME_AFTER_ROWS)
+HOP_WINDOW_EVENT_TIME_WITH_OFFSET = flink_program(
+    "HOP_WINDOW_EVENT_TIME_WITH_OFFSET", "window-aggregate-hop-event-time-with-offset",
+    "validates group by using a hop window with event time with an offset", "ONE_PHASE",
+    HOP_OFFSET, HOP_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS, HOP_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET = flink_program(
+    "HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET",
+    "window-aggregate-hop-event-time-two-phase-with-offset",
+    "validates group by using a hop window with event time with two phase aggregation with an "
+    "offset", "TWO_PHASE", HOP_OFFSET, HOP_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
+    HOP_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+CUMULATE_WINDOW_EVENT_TIME = flink_program(
+    "CUMULATE_WINDOW_EVENT_TIME", "window-aggregate-cumulate-event-time",
+    "validates group by using cumulate window with event time", "ONE_PHASE", CUMULATE,
+    CUMULATE_EVENT_TIME_BEFORE_ROWS, CUMULATE_EVENT_TIME_AFTER_ROWS)
+CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE = flink_program(
+    "CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE", "window-aggregate-cumulate-event-time-two-phase",
+    "validates group by using cumulate window with event time with two phase aggregation",
+    "TWO_PHASE", CUMULATE, CUMULATE_EVENT_TIME_BEFORE_ROWS, CUMULATE_EVENT_TIME_AFTER_ROWS)
+CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET = flink_program(
+    "CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET", "window-aggregate-cumulate-event-time-with-offset",
+    "validates group by using cumulate window with event time with an offset", "ONE_PHASE",
+    CUMULATE_OFFSET, CUMULATE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
+    CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET = flink_program(
+    "CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET",
+    "window-aggregate-cumulate-event-time-two-phase-with-offset",
+    "validates group by using cumulate window with event time with two phase aggregation with "
+    "an offset", "TWO_PHASE", CUMULATE_OFFSET, CUMULATE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
+    CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
+            HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
+            CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE]
+
+_TWO_PHASE = ("'table.optimizer.agg-phase-strategy' = 'TWO_PHASE': Flink plans a local and a "
+              "global window aggregate (stream-exec-local-window-aggregate, "
+              "stream-exec-global-window-aggregate), which do not exist here yet; the planner "
+              "refuses two-phase window aggregation by name. The same query with ONE_PHASE "
+              "passes with these rows (the program without the suffix)")
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
+    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
+    HOP_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
+    HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
+    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
+    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
+}
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
+    TableTestProgram.of("window-aggregate-refuses-two-phase", "TWO_PHASE needs Flink's local and "
+                        "global window aggregates: refused by name")
+    .setup_config("table.optimizer.agg-phase-strategy", "TWO_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), "
+                     "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, "
+                     "window_end", UnsupportedSqlError, "needs stream-exec-local-window-aggregate")
+    .build())
+
+WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
+    TableTestProgram.of("window-aggregate-refuses-window-column-below", "a window column "
+                        "filtered before the window aggregate (Flink's WindowAttached "
+                        "windowing): refused")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE window_end > ts "
+                     "GROUP BY k, window_start, window_end", UnsupportedSqlError,
+                     "window_end in 'window_end > ts' below the window aggregate")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
+                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

@@ -1,0 +1,186 @@
+"""Window aggregation: `GROUP BY window_start, window_end, k` over a window table-valued
+function (`TUMBLE`, `HOP`, `CUMULATE`) on event time (Flink's StreamExecWindowAggregate).
+
+As in Flink's plan, the window TVF is folded into the aggregate: the node reads the time
+attribute of its input (`windowing`, Flink's `TimeAttributeWindowingStrategy`) and appends the
+window properties the query uses (`namedWindowProperties`) after the group keys and the
+aggregate results. Each window emits one +I per group key when the watermark passes its end;
+the state is Flink's slicing state (runtime/window_aggregate.py).
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import model_validator
+
+from ..changelog import INSERT_ONLY
+from ..durations import parse_duration_ms
+from ..errors import PlanFormatError
+from ..types import RowType, parse_type
+from .base import PlanModel
+from .fields import Duration, FieldIndex
+from .group_aggregate import AggCallSpec, _ddl, sum_type
+from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
+from .metadata import exec_node
+from ..types import quote_identifier
+
+WINDOW_KINDS = {"TumblingWindow": "TUMBLE", "HoppingWindow": "HOP", "CumulativeWindow": "CUMULATE"}
+
+
+class WindowSpec(PlanModel):
+    """Flink's TumblingWindowSpec / HoppingWindowSpec / CumulativeWindowSpec: `size` (a
+    cumulative window's `maxSize`), `slide` (hopping) or `step` (cumulative), `offset`."""
+
+    type: Literal["TumblingWindow", "HoppingWindow", "CumulativeWindow"]
+    size: Optional[Duration] = None
+    max_size: Optional[Duration] = None
+    slide: Optional[Duration] = None
+    step: Optional[Duration] = None
+    offset: Optional[Duration] = None
+
+    @model_validator(mode="after")
+    def _fields_of_type(self):
+        wanted = {"TumblingWindow": {"size"}, "HoppingWindow": {"size", "slide"},
+                  "CumulativeWindow": {"max_size", "step"}}[self.type]
+        given = {name for name in ("size", "max_size", "slide", "step")
+                 if getattr(self, name) is not None}
+        if given != wanted:
+            raise ValueError(f"a {self.type} has {', '.join(sorted(wanted))} "
+                             f"(given: {', '.join(sorted(given)) or 'none'})")
+        if any(parse_duration_ms(getattr(self, name)) <= 0 for name in wanted):
+            raise ValueError(f"the {self.type}'s {', '.join(sorted(wanted))} must be positive")
+        return self
+
+    def assigner(self):
+        from ..runtime.window_aggregate import SliceAssigner
+
+        kind = WINDOW_KINDS[self.type]
+        size = parse_duration_ms(self.max_size or self.size)
+        slide = parse_duration_ms(self.slide or self.step or self.size)
+        offset = parse_duration_ms(self.offset) if self.offset is not None else 0
+        return SliceAssigner(kind, size, slide, offset)
+
+    def describe(self, time_column: str) -> str:
+        """Flink's rendering: TUMBLE(time_col=[rowtime], size=[5 s])."""
+        parts = [f"time_col=[{time_column}]"]
+        for name in ("max_size", "size", "slide", "step", "offset"):
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f"{name}=[{_seconds(value)}]")
+        return f"{WINDOW_KINDS[self.type]}({', '.join(parts)})"
+
+
+def _seconds(duration: str) -> str:
+    ms = parse_duration_ms(duration)
+    return f"{ms // 1000} s" if ms % 1000 == 0 else f"{ms} ms"
+
+
+class WindowingStrategy(PlanModel):
+    """Flink's TimeAttributeWindowingStrategy (the only one here): the window over the
+    input's time attribute."""
+
+    strategy: Literal["TimeAttribute"] = "TimeAttribute"
+    window: WindowSpec
+    time_attribute_index: FieldIndex
+    is_rowtime: Literal[True] = True
+
+
+class NamedWindowProperty(PlanModel):
+    name: str
+    property: Literal["WindowStart", "WindowEnd", "WindowTime"]
+
+
+@exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",
+           min_state_version="0.3")
+class StreamExecWindowAggregate(KeyedNode):
+    STATE_DOC = ("per group key one accumulator per slice end (Flink's slicing: a tumbling "
+                 "window is one slice, hopping windows share slices of gcd(size, slide) merged "
+                 "when a window fires, cumulative windows keep their merged accumulator in the "
+                 "first slice) and an event-time timer per pending window end; slices are "
+                 "cleared when the last window needing them fires")
+    RUNTIME = "window_aggregate"
+    grouping: list[FieldIndex]
+    agg_calls: list[AggCallSpec]
+    windowing: WindowingStrategy
+    named_window_properties: list[NamedWindowProperty]
+
+    def input_field_indexes(self):
+        return [("grouping", 0, self.grouping),
+                ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
+                *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
+                *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
+                  for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
+
+    # --- changelog -----------------------------------------------------------------------
+    def output_changelog(self, inputs):
+        return INSERT_ONLY
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        if inputs[0] != INSERT_ONLY:
+            raise self.unsupported_changes(f"Window aggregate node {self.id}",
+                                           inputs[0] - INSERT_ONLY, origins[0])
+
+    def output_unique_keys(self, inputs, input_keys):
+        """The group keys with the window (Flink: keys + window_start or window_end)."""
+        names = [p.property for p in self.named_window_properties]
+        base = list(range(len(self.grouping)))
+        offset = len(self.grouping) + len(self.agg_calls)
+        return [base + [offset + names.index(kind)] for kind in ("WindowStart", "WindowEnd")
+                if kind in names]
+
+    # --- state and runtime ---------------------------------------------------------------
+    def key_indexes(self):
+        return self.grouping
+
+    @property
+    def time_mode(self) -> str:
+        return "EventTime"
+
+    def _check_input(self, input_row: RowType) -> None:
+        index = self.windowing.time_attribute_index
+        field = input_row.fields[index]
+        if not field.rowtime:
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing.timeAttributeIndex': input "
+                f"field {index} ({field.name} {field.type.text}) is not a rowtime attribute")
+        for n, call in enumerate(self.agg_calls):
+            if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
+                bad = input_row.fields[call.filter_arg]
+                raise PlanFormatError(
+                    f"node {self.id} ('{self.type}'): field 'aggCalls[{n}].filterArg': input "
+                    f"field {call.filter_arg} ({bad.name} {bad.type.text}) is not BOOLEAN")
+
+    def runtime_params(self, input_row):
+        from ..runtime.group_aggregate import AggCall
+        from ..runtime.window_aggregate import WindowAggParams
+
+        self._check_input(input_row)
+        calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                              call.distinct, call.type, call.filter_arg)
+                      for call in self.agg_calls)
+        try:
+            assigner = self.windowing.window.assigner()
+        except ValueError as err:
+            raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
+                                  f"{err}") from None
+        return WindowAggParams(len(self.grouping), calls, assigner,
+                               self.windowing.time_attribute_index,
+                               tuple(p.property for p in self.named_window_properties))
+
+    def prepare(self, frame, input_row):
+        # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
+        # the time attribute loses the watermark mark that would make Spark filter them first.
+        rowtime = input_row.names[self.windowing.time_attribute_index]
+        return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime,
+                                                                                metadata={}))
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        (row,) = inputs
+        grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
+        args = [row.fields[call.arg_list[0]].type if call.arg_list else None
+                for call in self.agg_calls]
+        sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
+                for call, arg in zip(self.agg_calls, args)]
+        return self.runtime().state_layout(grouping, self.runtime_params(row).calls,
+                                           [_ddl(arg) if arg else None for arg in args],
+                                           [_ddl(total) if total else None for total in sums])

@@ -1,0 +1,224 @@
+"""The window TVF rule: `FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND))`
+(and `HOP`, `CUMULATE`, each with an optional offset) becomes a relation over `t` that also
+has `window_start`, `window_end` and `window_time`. As Flink plans it, an aggregate grouped by
+`window_start, window_end` consumes the window: the TVF is folded into a
+`stream-exec-window-aggregate` (aggregate_rule.py asks `_window_aggregate` here). Anything else
+over the window (a projection, a filter, a group aggregate by other keys) reads it from a
+`stream-exec-window-table-function` node (`_window_table_function`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from sqlglot import exp
+
+from ..durations import INTERVAL_UNITS_MS, format_duration_ms
+from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggregate,
+                                      WindowingStrategy, WindowSpec)
+from ..nodes.window_table_function import StreamExecWindowTableFunction
+from ..options import AGG_PHASE_STRATEGY
+from ..types import Field, RowType, SqlType, parse_type
+from .common import QueryContext, Relation
+from .scope import ScopeField
+
+WINDOW_COLUMNS = {"window_start": "WindowStart", "window_end": "WindowEnd",
+                  "window_time": "WindowTime"}
+_TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size")}
+_WINDOW_TYPE = SqlType("TIMESTAMP", (3,), nullable=False)
+
+
+@dataclass(frozen=True)
+class WindowTvf:
+    """A window TVF of a relation: its window and the index of its time attribute."""
+
+    function: str
+    spec: WindowSpec
+    time_index: int
+    time_column: str
+
+
+def window_tvf_call(item: exp.Expression) -> Optional[exp.Anonymous]:
+    """`TABLE(TUMBLE(...))` in FROM as sqlglot reads it (the parser blanked the inner TABLE)."""
+    if isinstance(item, exp.Table) and isinstance(item.this, exp.Anonymous) \
+            and item.this.name.upper() == "TABLE" and len(item.this.expressions) == 1:
+        inner = item.this.expressions[0]
+        if isinstance(inner, exp.Anonymous):
+            return inner
+    return None
+
+
+def window_property_fields() -> list[Field]:
+    return [Field("window_start", _WINDOW_TYPE), Field("window_end", _WINDOW_TYPE),
+            Field("window_time", _WINDOW_TYPE, rowtime=True)]
+
+
+class WindowRules:
+    """Window TVFs and the window aggregate; a mixin of PlanBuilder (builder.py)."""
+
+    def _window_relation(self, item: exp.Table, call: exp.Anonymous,
+                         ctx: QueryContext) -> Relation:
+        position = ctx.position
+        function = call.name.upper()
+
+        def refuse(construct: str) -> UnsupportedSqlError:
+            return UnsupportedSqlError(construct, position.line, position.column, position.source)
+
+        if function == "SESSION":
+            raise refuse("SESSION window TVF (needs session windows in "
+                         "stream-exec-window-aggregate; TUMBLE, HOP and CUMULATE are supported)")
+        if function not in _TVF_ARGS:
+            raise refuse(f"table function {call.name} in FROM (the window TVFs TUMBLE, HOP and "
+                         f"CUMULATE are supported)")
+        args = list(call.expressions)
+        sizes = _TVF_ARGS[function]
+        if any(isinstance(arg, (exp.Kwarg, exp.PropertyEQ)) for arg in args):
+            raise refuse(f"named arguments of {function} (pass them by position)")
+        if len(args) not in (2 + len(sizes), 3 + len(sizes)):
+            raise PlanningError(
+                f"{ctx.where}: {function} takes TABLE t, DESCRIPTOR(time column), "
+                f"{', '.join(sizes)} [, offset]; got {len(args)} arguments")
+        table, descriptor = args[0], args[1]
+        if not isinstance(table, exp.Column) or table.table:
+            raise refuse(f"{function} over {table.sql(dialect='spark')} (its first argument is "
+                         f"TABLE <table or CTE name>)")
+        if not (isinstance(descriptor, exp.Anonymous) and descriptor.name.upper() == "DESCRIPTOR"
+                and len(descriptor.expressions) == 1
+                and isinstance(descriptor.expressions[0], exp.Column)):
+            raise PlanningError(f"{ctx.where}: the second argument of {function} is "
+                                f"DESCRIPTOR(<time column>)")
+        intervals = [_interval_ms(arg, function, ctx) for arg in args[2:]]
+        base = self._relation(exp.Table(this=exp.to_identifier(table.name)), ctx)
+        column = descriptor.expressions[0].name
+        matches = [i for i, f in enumerate(base.node.row_type.fields) if f.name == column]
+        if not matches:
+            raise PlanningError(f"{ctx.where}: DESCRIPTOR({column}) of {function}: column "
+                                f"'{column}' is not a column of '{table.name}'")
+        time_index = matches[0]
+        field = base.node.row_type.fields[time_index]
+        if field.proctime:
+            raise refuse(f"{function} on the processing-time attribute '{column}' "
+                         f"(windows run on event time only)")
+        if not field.rowtime:
+            raise PlanningError(
+                f"{ctx.where}: DESCRIPTOR({column}) of {function}: '{column}' is not a time "
+                f"attribute; declare WATERMARK FOR {column} AS ... on '{table.name}'")
+        try:
+            spec = _window_spec(function, intervals)
+            spec.assigner()
+        except ValueError as err:           # pydantic's ValidationError is one too
+            raise PlanningError(f"{ctx.where}: {err}") from None
+        alias = item.alias or ""
+        qualifier = alias or table.name
+        fields = [ScopeField(qualifier, f.name, f.field) for f in base.scope_fields]
+        fields += [ScopeField(qualifier, f.name, f) for f in window_property_fields()]
+        return Relation(base.node, fields, (qualifier,),
+                        WindowTvf(function, spec, time_index, column))
+
+    def _window_aggregate(self, relation: Relation, keys: list[exp.Expression],
+                          ctx: QueryContext) -> Optional[tuple[list[exp.Expression], list[str]]]:
+        """Splits GROUP BY into its plain keys and the window columns it groups by; None
+        when these are not window_start and window_end (then it is no window aggregate)."""
+        plain, grouped = [], []
+        for key in keys:
+            name = _window_column(key, relation)
+            if name is None:
+                plain.append(key)
+            elif name not in grouped:
+                grouped.append(name)
+        if not {"window_start", "window_end"} <= set(grouped):
+            return None                    # not a window aggregate: the TVF is a node of its own
+        if self.config.get(AGG_PHASE_STRATEGY) == "TWO_PHASE":
+            raise UnsupportedSqlError(
+                "two-phase window aggregation, 'table.optimizer.agg-phase-strategy' = "
+                "'TWO_PHASE' (needs stream-exec-local-window-aggregate and "
+                "stream-exec-global-window-aggregate); use ONE_PHASE or AUTO",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        return plain, [name for name in WINDOW_COLUMNS if name in grouped]
+
+    def _window_table_function(self, relation: Relation, ctx: QueryContext) -> Relation:
+        """The window TVF as a node of its own (Flink's StreamExecWindowTableFunction): the
+        relation's rows with window_start, window_end and window_time appended."""
+        window = relation.window
+        input_row = relation.node.row_type
+        taken = set(WINDOW_COLUMNS) & set(input_row.names)
+        if taken:
+            raise PlanningError(f"{ctx.where}: {window.function} adds {', '.join(WINDOW_COLUMNS)}, "
+                                f"but its table already has {', '.join(sorted(taken))}; rename "
+                                f"the column")
+        output = RowType(tuple(input_row.fields) + tuple(window_property_fields()))
+        node = self.add(StreamExecWindowTableFunction, [relation.node],
+                        windowing=WindowingStrategy(window=window.spec,
+                                                    time_attribute_index=window.time_index),
+                        output_type=output.text,
+                        description=f"WindowTableFunction(window=["
+                                    f"{window.spec.describe(window.time_column)}])")
+        fields = {f.name: f for f in output.fields}
+        scope = [ScopeField(f.qualifier, f.name, fields[f.field.name]) for f in relation.scope_fields]
+        return Relation(node, scope, relation.names)
+
+    def _add_window_aggregate(self, node, relation: Relation, key_count: int, specs, window_keys,
+                              description_select: list[str], key_names: list[str],
+                              time_index: int):
+        window = relation.window
+        properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
+                      for name in window_keys]
+        pre_row = node.row_type
+        fields = [Field(f.name, f.type) for f in pre_row.fields[:key_count]]
+        fields += [Field(spec.name, parse_type(spec.type)) for spec in specs]
+        by_name = {f.name: f for f in window_property_fields()}
+        fields += [by_name[name] for name in window_keys]
+        output = RowType(tuple(fields))
+        grouped = ", ".join(key_names)
+        selected = ", ".join(description_select + [
+            f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
+            f"('w$) AS {n}" for n in window_keys])
+        description = (f"WindowAggregate({f'groupBy=[{grouped}], ' if key_count else ''}"
+                       f"window=[{window.spec.describe(pre_row.names[time_index])}], "
+                       f"select=[{selected}])")
+        return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
+                        agg_calls=specs,
+                        windowing=WindowingStrategy(window=window.spec,
+                                                    time_attribute_index=time_index),
+                        named_window_properties=properties, output_type=output.text,
+                        description=description)
+
+
+def _window_column(key: exp.Expression, relation: Relation) -> Optional[str]:
+    if isinstance(key, exp.Column) and key.name in WINDOW_COLUMNS and (
+            not key.table or key.table in relation.names):
+        return key.name
+    return None
+
+
+def uses_window_column(expression: exp.Expression, relation: Relation) -> Optional[str]:
+    return next((column.name for column in expression.find_all(exp.Column)
+                 if _window_column(column, relation) is not None), None)
+
+
+def _interval_ms(arg: exp.Expression, function: str, ctx: QueryContext) -> int:
+    if isinstance(arg, exp.Interval) and isinstance(arg.this, exp.Literal) and arg.unit is not None:
+        unit = arg.unit.name.upper()
+        unit = unit[:-1] if unit.endswith("S") and unit[:-1] in INTERVAL_UNITS_MS else unit
+        if unit in INTERVAL_UNITS_MS:
+            try:
+                amount = int(arg.this.name)
+            except ValueError:
+                amount = None
+            if amount is not None:
+                return amount * INTERVAL_UNITS_MS[unit]
+    raise PlanningError(f"{ctx.where}: {function}: '{arg.sql(dialect='spark')}' is not an "
+                        f"interval such as INTERVAL '5' SECOND (units: "
+                        f"{', '.join(INTERVAL_UNITS_MS)})")
+
+
+def _window_spec(function: str, intervals: list[int]) -> WindowSpec:
+    ms = [format_duration_ms(value) for value in intervals]
+    if function == "TUMBLE":
+        return WindowSpec(type="TumblingWindow", size=ms[0], offset=ms[1] if len(ms) > 1 else None)
+    if function == "HOP":
+        return WindowSpec(type="HoppingWindow", slide=ms[0], size=ms[1],
+                          offset=ms[2] if len(ms) > 2 else None)
+    return WindowSpec(type="CumulativeWindow", step=ms[0], max_size=ms[1],
+                      offset=ms[2] if len(ms) > 2 else None)

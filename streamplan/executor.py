@@ -22,6 +22,7 @@ from .errors import ExecutionError, PlanFormatError
 from .nodes import ExecNode, TranslateContext
 from .nodes.sink import StreamExecSink
 from .nodes.source_scan import StreamExecTableSourceScan
+from .nodes.values import StreamExecValues
 from .nodes.calc import StreamExecCalc
 from .nodes.watermark_assigner import StreamExecWatermarkAssigner
 from .options import Configuration
@@ -210,6 +211,11 @@ class PlanExecutor:
             path = directory / f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{scan.id}.arrow"
             write_feed(path, scan.row_type, steps)
             files[name] = str(path)
+        for node in self.plan.nodes:          # VALUES clauses: their tuples, in one step
+            if isinstance(node, StreamExecValues):
+                path = directory / f"values-{node.id}.arrow"
+                write_feed(path, node.row_type, node.feed_steps())
+                files[node.feed_name] = str(path)
         return files
 
     def _scans_feeding_watermarks(self) -> set[int]:

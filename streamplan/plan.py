@@ -206,9 +206,9 @@ def _check_graph(plan: CompiledPlan, where: str) -> None:
     for node in plan.nodes:
         expected = type(node).arity
         actual = len(plan.inputs_of(node))
-        if actual != expected:
+        if actual != expected and not (type(node).variadic and actual > expected):
             raise PlanFormatError(f"{where}: node {node.id} ('{node.type}') has {actual} input(s), "
-                                  f"expects {expected}")
+                                  f"expects {expected}{' or more' if type(node).variadic else ''}")
 
 
 def _check_field_indexes(plan: CompiledPlan, where: str) -> None:

@@ -519,7 +519,7 @@ def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
     assert len(expected) == (len(CHECKS) + 1) + (len(PROGRAMS) + 2) + 2 + len(PROGRAMS)
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
     fixtures, programs = len(PROGRAMS) + 2, len(PROGRAMS)
-    assert (f"gate PASSED: audit 5/5 checks passed, restore {fixtures}/{fixtures} fixtures "
+    assert (f"gate PASSED: audit 6/6 checks passed, restore {fixtures}/{fixtures} fixtures "
             f"restored, migration 2/2 older fixtures migrated, semantic {programs}/{programs} "
             f"programs passed") in capsys.readouterr().out
 
@@ -578,7 +578,7 @@ def test_the_gate_fails_on_audit_findings(tmp_path, capsys):
     assert cases["test_audit[annotations]"].find("failure") is None
     failure = cases["test_audit[restore-completeness]"].find("failure")
     assert "no fixture under snapshots/calc_1/" in failure.text
-    assert "gate FAILED: audit 4/5 checks passed" in capsys.readouterr().out
+    assert "gate FAILED: audit 5/6 checks passed" in capsys.readouterr().out
 
 
 # --- consumed options are enforced, not trusted ---------------------------------------------------

@@ -356,7 +356,7 @@ def test_unterminated_string_and_comment_fail_where_they_start():
 
 
 @pytest.mark.parametrize("sql, construct", [
-    ("INSERT INTO t SELECT a FROM u UNION ALL SELECT a FROM v", "UNION in INSERT INTO"),
+    ("INSERT INTO t SELECT a FROM u EXCEPT SELECT a FROM v", "EXCEPT in INSERT INTO"),
     ("INSERT INTO t SELECT a FROM u INTERSECT SELECT a FROM v", "INTERSECT in INSERT INTO"),
     ("INSERT INTO t VALUES (1, 2)", "VALUES in INSERT INTO"),
 ])
@@ -395,9 +395,25 @@ def test_insert_overwrite_static_partitions_and_column_lists_are_parsed():
     assert "listed twice" in syntax_error("INSERT INTO t (a, a) SELECT 1, 2").message
 
 
-def test_union_is_reported_at_the_union_keyword():
-    error = unsupported("INSERT INTO t\nSELECT a FROM u\nUNION SELECT a FROM v")
+def test_intersect_is_reported_at_the_intersect_keyword():
+    error = unsupported("INSERT INTO t\nSELECT a FROM u\nINTERSECT SELECT a FROM v")
     assert (error.line, error.column) == (3, 1)
+
+
+@pytest.mark.parametrize("sql", [
+    "INSERT INTO t SELECT a FROM u UNION ALL SELECT a FROM v",
+    "INSERT INTO t (SELECT a FROM u) UNION ALL (SELECT a FROM v)",
+    "INSERT INTO t SELECT * FROM (SELECT a FROM u) UNION (SELECT a FROM v)",
+])
+def test_a_union_of_queries_is_the_query_of_an_insert(sql):
+    insert = parse_statement(sql)
+    assert isinstance(insert.query, exp.Union)
+    assert {table.name for table in insert.query.find_all(exp.Table)} == {"u", "v"}
+
+
+def test_a_parenthesised_query_is_the_query_of_an_insert():
+    insert = parse_statement("INSERT INTO t (SELECT a FROM u)")
+    assert isinstance(insert.query, exp.Select) and insert.query.sql() == "SELECT a FROM u"
 
 
 def test_hints_without_options_and_several_hints():
@@ -571,7 +587,6 @@ def test_more_syntax_errors_are_located(sql, message, column, points_at):
 
 
 @pytest.mark.parametrize("sql, construct, column, points_at", [
-    ("INSERT INTO t (SELECT 1)", "parenthesised query after INSERT INTO t", 15, "(SELECT"),
     ("EXECUTE INSERT INTO t SELECT 1", "EXECUTE INSERT statement", 1, "EXECUTE INSERT"),
     ("CREATE TABLE t (a INT AS /*+ X('a'='b') */ 1)", "query hint outside the top-level SELECT of an INSERT", 26,
      "/*+ X"),

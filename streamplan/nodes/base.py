@@ -70,6 +70,7 @@ class ExecNode(PlanModel):
     """
 
     arity: ClassVar[int] = 1       # number of inputs
+    variadic: ClassVar[bool] = False   # True: `arity` or more inputs (a union)
 
     id: int
     type: str

@@ -3,7 +3,8 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 `add` puts an exec node at its latest version into the graph, and an INSERT is planned to
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
-the class: select, sources, joins, subqueries, ranks, aggregate_rule and changelog. `_sql` (Spark SQL
+the class: select, sources, joins, subqueries, ranks, aggregate_rule, changelog, unions,
+values_rule and limits. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -33,18 +34,21 @@ from .changelog import ChangelogRules, infer_node_changelog
 from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
+from .limits import LimitRules
 from .ranks import RankRules
 from .scope import spark_sql
 from .select import SelectRules
 from .sources import SourceRules, table_row_type, table_spec
 from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
+from .unions import UnionRules
+from .values_rule import ValuesRules
 from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, ChangelogRules):
+                  WindowRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

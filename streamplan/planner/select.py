@@ -22,8 +22,6 @@ from .windows import window_tvf_call
 
 # Clauses the planner cannot plan, with the exec node they would need.
 _UNSUPPORTED_CLAUSES = {
-    "order": "ORDER BY (needs stream-exec-rank / sort)",
-    "limit": "LIMIT (needs stream-exec-limit)",
     "distinct": "SELECT DISTINCT (needs stream-exec-group-aggregate)",
     "qualify": "QUALIFY (needs stream-exec-rank)",
     "laterals": "LATERAL VIEW",
@@ -37,11 +35,18 @@ class SelectRules:
     def _plan_select(self, select: exp.Expression, ctx: QueryContext,
                      sink_row: Optional[RowType] = None, top_level: bool = False) -> Relation:
         """One query block: FROM (tables, subqueries, CTEs, joins), then WHERE and the
-        projection, or WHERE, GROUP BY, aggregates, HAVING and the projection."""
+        projection, or WHERE, GROUP BY, aggregates, HAVING and the projection. A UNION goes
+        to the union rule (unions.py), a block with LIMIT to the limit rule (limits.py)."""
+        while isinstance(select, exp.Subquery) and not select.alias:
+            select = select.this
+        if isinstance(select, exp.Union):
+            return self._plan_union(select, ctx, sink_row, top_level)
         if not isinstance(select, exp.Select):
             kind = type(select).__name__.upper()
             raise UnsupportedSqlError(f"{kind} query (only SELECT)", ctx.position.line,
                                       ctx.position.column, ctx.position.source)
+        if any(select.args.get(clause) for clause in ("order", "limit", "offset")):
+            return self._plan_limit(select, ctx, sink_row, top_level)     # limits.py
         _reject_unsupported(select, ctx.position, ranked=self._ranked_source(select, ctx))
         outer_ctes = ctx.ctes
         if select.args.get("with_"):
@@ -155,9 +160,11 @@ class SelectRules:
         tvf = window_tvf_call(item)
         if tvf is not None:
             return self._window_relation(item, tvf, ctx)
+        if isinstance(item, exp.Values):
+            return self._plan_values(item, ctx)            # values_rule.py
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
-            raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries and "
-                                      f"CTEs are supported)")
+            raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries, "
+                                      f"CTEs and VALUES are supported)")
         alias = item.alias or item.name
         names = tuple(dict.fromkeys((alias, item.name)))
         if item.name in ctx.ctes:
@@ -181,7 +188,7 @@ def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> 
             continue
         in_from = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
         nested = isinstance(node, exp.Select) and node is not select and not isinstance(
-            node.parent, (exp.Subquery, exp.CTE))
+            node.parent, (exp.Subquery, exp.CTE, exp.Union))
         if (isinstance(node, exp.Subquery) and not in_from) or nested:
             shown = (node.parent if isinstance(node.parent, (exp.In, exp.Exists)) else node)
             raise UnsupportedSqlError(

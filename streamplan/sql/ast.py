@@ -89,7 +89,7 @@ class Hint:
 @dataclass(frozen=True)
 class Insert:
     target: str
-    query: exp.Select              # sqlglot tree, Spark dialect
+    query: exp.Select | exp.Union  # sqlglot tree, Spark dialect: a SELECT or UNION [ALL]
     hints: tuple[Hint, ...]
     position: Position
     text: str                      # the statement text as written

@@ -663,10 +663,9 @@ def _parse_insert(cur: _Cursor) -> Insert:
     static_partition = _static_partition(cur) if cur.peek_word("PARTITION") else ()
     columns = None
     token = cur.peek()
-    if token is not None and token.is_punct("("):
-        if cur.peek_word(*_QUERY_STARTS, ahead=1):
-            raise cur.src.unsupported(f"parenthesised query after INSERT INTO {target}",
-                                      token.start, "Remove the parentheses around the SELECT.")
+    # `(` starts a column list, or a parenthesised query as Flink takes it: (SELECT ...) UNION ALL ...
+    if token is not None and token.is_punct("(") and not (
+            cur.peek_word(*_QUERY_STARTS, ahead=1) or _is_punct(cur.peek(1), "(")):
         columns = _column_list(cur, f"INSERT INTO {target}")
         names = [_identifier(t) for t in columns]
         twice = next((t for i, t in enumerate(columns) if _identifier(t) in names[:i]), None)
@@ -674,7 +673,7 @@ def _parse_insert(cur: _Cursor) -> Insert:
             raise cur.src.syntax_error(f"column '{_identifier(twice)}' is listed twice in the "
                                        f"target columns of INSERT INTO {target}", twice.start)
         columns = tuple(names)
-    if not cur.peek_word(*_QUERY_STARTS):
+    if not (cur.peek_word(*_QUERY_STARTS) or _is_punct(cur.peek(), "(")):
         raise cur.fail(f"SELECT after INSERT INTO {target}")
     tokens = cur.rest()
     tokens, on_conflict = _on_conflict(cur, tokens)
@@ -726,15 +725,23 @@ def _on_conflict(cur: _Cursor, tokens: list[Token]) -> tuple[list[Token], str | 
     return tokens, None
 
 
-def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select:
-    """The query must be a single SELECT (optionally with WITH); set operations are rejected."""
+def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select | exp.Union:
+    """The query is a SELECT (optionally with WITH), or a UNION [ALL] of queries, each maybe in
+    parentheses; other set operations are rejected."""
     tree = _parse_fragment(src, tokens)
-    if isinstance(tree, exp.Select):
+    while isinstance(tree, exp.Subquery) and not tree.alias and isinstance(
+            tree.this, (exp.Select, exp.Union, exp.Subquery)):
+        tree = tree.this
+    if isinstance(tree, (exp.Select, exp.Union)):
         return tree
     kind = _QUERY_KINDS.get(type(tree), f"{tree.key.upper()} query")
     at = next((t.start for t in _top_level(tokens) if t.is_word(kind)), tokens[0].start)
     raise src.unsupported(f"{kind} in INSERT INTO", at,
-                          "The query of an INSERT must be one SELECT.")
+                          "The query of an INSERT is a SELECT or a UNION [ALL] of SELECTs.")
+
+
+def _is_punct(token: Token | None, punct: str) -> bool:
+    return token is not None and token.is_punct(punct)
 
 
 def _top_level(tokens: Sequence[Token]) -> Iterator[Token]:

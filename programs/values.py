@@ -1,0 +1,37 @@
+"""Table test programs for stream-exec-values: a VALUES clause as a source. Its tuples are
+emitted once, by the query's first micro-batch; a restored query does not emit them again
+(a finished Flink source is not run again when its job is restored)."""
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# The VALUES row is emitted before the restore, and not again after it.
+TINY = (
+    TableTestProgram.of("values-tiny", "VALUES rows are emitted once, not again after a restore")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "v STRING")
+                        .producing_before_restore([1, "t"]).producing_after_restore([2, "t"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("id INT", "v STRING")
+                      .consuming_before_restore("+I[1, t]", "+I[0, v]")
+                      .consuming_after_restore("+I[2, t]").build())
+    .run_sql("INSERT INTO S SELECT id, v FROM T UNION ALL SELECT * FROM (VALUES (0, 'v')) AS "
+             "c(id, v)")
+    .build())
+
+# --- Flink's own program (ValuesTestPrograms.java), transcribed as it is. Flink's
+# consumedValues(...) is consumedBeforeRestore(...); its ValuesRestoreTest runs the plan
+# without a savepoint (AfterRestoreSource.NO_RESTORE) and expects nothing after the rows.
+FLINK_COMMIT = "a11e2b2cfb85f9efb6f1646fdd2e2e8fcdae765e"
+
+VALUES_TEST = (
+    TableTestProgram.of("values-test", "validates values node")
+    .ported_from("ValuesTestPrograms.java#VALUES_TEST", FLINK_COMMIT)
+    .setup_table_sink(
+        SinkTestStep.new_builder("sink_t")
+        .add_schema("b INT", "a INT", "c VARCHAR")
+        .consuming_before_restore("+I[1, 2, Hi]", "+I[3, 4, Hello]")
+        .build())
+    .run_sql("INSERT INTO sink_t SELECT * FROM (VALUES (1, 2, 'Hi'), (3, 4, 'Hello'))")
+    .build())
+
+PROGRAMS = [VALUES_TEST]

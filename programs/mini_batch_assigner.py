@@ -54,10 +54,65 @@ MINI_BATCH_ASSIGNER_COMPUTED_COLUMN = (
 
 # --- Flink's own programs (MiniBatchAssignerTestPrograms.java), transcribed as they are: SQL,
 # schemas, rows and expected strings. Flink's RestoreTestBase registers every sink with
-# 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
-# (docs/flink-programs.md): MINI_BATCH_ASSIGNER_ROW_TIME, whose window TVFs the SQL parser
-# refuses when the program is built.
+# 'sink-insert-only' = 'false'; ported_from gives these sinks the same.
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+ROW_TIME_SCHEMA = ("ts STRING", "id STRING", "num INT", "name STRING",
+                   "row_time AS TO_TIMESTAMP(`ts`)",
+                   "WATERMARK for `row_time` AS `row_time` - INTERVAL '1' SECOND")
+
+MINI_BATCH_ASSIGNER_ROW_TIME = (
+    TableTestProgram.of("mini-batch-assigner-row-time",
+                        "validates mini batch assigner with row time")
+    .ported_from("MiniBatchAssignerTestPrograms.java#MINI_BATCH_ASSIGNER_ROW_TIME", FLINK_COMMIT)
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "1 s")
+    .setup_config("table.exec.mini-batch.size", "5")
+    .setup_table_source(SourceTestStep.new_builder("source_one_t").add_schema(*ROW_TIME_SCHEMA)
+                        .producing_before_restore(["2020-10-10 00:00:01", "L1", 1, "a"],
+                                                  ["2020-10-10 00:00:02", "L2", 2, "c"],
+                                                  ["2020-10-10 00:00:03", "L3", 2, "x"])
+                        .producing_after_restore(["2020-10-10 00:00:41", "L41", 10, "a"],
+                                                 ["2020-10-10 00:00:42", "L42", 11, "c"])
+                        .build())
+    .setup_table_source(SourceTestStep.new_builder("source_two_t").add_schema(*ROW_TIME_SCHEMA)
+                        .producing_before_restore(["2020-10-10 00:00:01", "R1", 5, "a"],
+                                                  ["2020-10-10 00:00:02", "R2", 7, "b"],
+                                                  ["2020-10-10 00:00:03", "R3", 7, "f"])
+                        .producing_after_restore(["2020-10-10 00:00:41", "R41", 10, "y"],
+                                                 ["2020-10-10 00:00:42", "R42", 11, "c"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("window_start TIMESTAMP(3)", "window_end TIMESTAMP(3)",
+                                  "name STRING", "L_id STRING", "L_num INT", "R_id STRING",
+                                  "R_num INT")
+                      .consuming_before_restore(
+                          "+I[2020-10-10T00:00:01, 2020-10-10T00:00:02, a, L1, 1, R1, 5]")
+                      .consuming_after_restore(
+                          "+I[2020-10-10T00:00:42, 2020-10-10T00:00:43, c, L42, 11, R42, 11]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT\n"
+             "L.window_start AS window_start,\n"
+             "L.window_end AS window_end,\n"
+             "L.name AS name,\n"
+             "L.id AS L_id,\n"
+             "L.num AS L_num,\n"
+             "R.id AS R_id,\n"
+             "R.num AS R_num\n"
+             "FROM\n"
+             "(\n"
+             "    SELECT * FROM TABLE(TUMBLE(TABLE source_one_t, DESCRIPTOR(row_time), "
+             "INTERVAL '1' SECOND))\n"
+             ") L\n"
+             "JOIN\n"
+             "(\n"
+             "    SELECT * FROM TABLE(TUMBLE(TABLE source_two_t, DESCRIPTOR(row_time), "
+             "INTERVAL '1' SECOND))\n"
+             ") R\n"
+             "ON L.name = R.name\n"
+             "AND L.window_start = R.window_start\n"
+             "AND L.window_end = R.window_end")
+    .build())
 
 MINI_BATCH_ASSIGNER_PROC_TIME = (
     TableTestProgram.of("mini-batch-assigner-proc-time",
@@ -84,6 +139,17 @@ MINI_BATCH_ASSIGNER_PROC_TIME = (
     .build())
 
 PROGRAMS = [MINI_BATCH_ASSIGNER_COMPUTED_COLUMN, MINI_BATCH_ASSIGNER_PROC_TIME]
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    MINI_BATCH_ASSIGNER_ROW_TIME.id: "its tables have a WATERMARK, so with mini-batch Flink plans "
+                                     "row-time mini-batches (a row-time "
+                                     "stream-exec-mini-batch-assigner after each watermark "
+                                     "assigner), which is not implemented: planning refuses the "
+                                     "source by name; besides, Flink's window join of two TUMBLE "
+                                     "window TVFs (stream-exec-window-join) is not a node here",
+}
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.

@@ -47,7 +47,7 @@ from sqlglot import exp
 
 from streamplan.testing import brief_repr, parse_script, to_json
 
-from .batches import ROW, SHAPES
+from .batches import PHASE, ROW, SHAPES
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, FailingSqlTestStep, SinkTestStep, SourceTestStep,
                     SqlTestStep,
@@ -71,6 +71,7 @@ FLINK_SINK_DEFAULTS = (("sink-insert-only", "false"),)
 # (JoinTestPrograms#JOIN_WITH_STATE_TTL_HINT). A ported program's processing time therefore
 # moves on by this much at the restore point, in its restores and its semantic runs alike.
 FLINK_RESTORE_GAP_MS = 60 * 60 * 1000
+MINIBATCH_KEY = "table.exec.mini-batch.enabled"
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ class TableTestProgramBuilder:
         self._description = description
         self._steps: list[TestStep] = []
         self._ported_from: Optional[FlinkSource] = None
-        self._batch_shape = ROW
+        self._batch_shape: Optional[str] = None        # None: ROW, or PHASE for mini-batch
         self._node: Optional[str] = None
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
@@ -273,9 +274,19 @@ class TableTestProgramBuilder:
             steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
                           else step for step in steps)
         program = TableTestProgram(self._id, self._description, steps, self._ported_from,
-                                   self._batch_shape, self._node)
+                                   self._batch_shape or _default_shape(steps), self._node)
         _validate(program)
         return program
+
+
+def _default_shape(steps: tuple[TestStep, ...]) -> str:
+    """One row a micro-batch, except for a program that enables mini-batch
+    (`table.exec.mini-batch.enabled`): Flink's restore tests deliver a phase's rows well
+    within the mini-batch latency, so its mini-batches are cut by `table.exec.mini-batch.size`
+    alone; here a phase is one micro-batch (PHASE), which the aggregates cut by that size."""
+    enabled = any(isinstance(step, ConfigOptionTestStep) and step.key == MINIBATCH_KEY
+                  and step.value.strip().lower() == "true" for step in steps)
+    return PHASE if enabled else ROW
 
 
 def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:

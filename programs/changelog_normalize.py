@@ -114,8 +114,7 @@ CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES = program(
 # SQL, schemas, rows and expected strings (Row.ofKind(INSERT, ...) is an insert,
 # UPDATE_BEFORE -U, UPDATE_AFTER +U, DELETE -D). Flink's RestoreTestBase registers every sink
 # with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
-# (docs/flink-programs.md): UPSERT_SOURCE, whose id our own program holds, and
-# CHANGELOG_SOURCE_MINI_BATCH (no mini-batch options here).
+# (docs/flink-programs.md): UPSERT_SOURCE, whose id our own program holds.
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
 
 
@@ -139,6 +138,25 @@ CHANGELOG_SOURCE = (
     TableTestProgram.of("changelog-normalize-source", "validates changelog normalize source")
     .ported_from("ChangelogNormalizeTestPrograms.java#CHANGELOG_SOURCE", FLINK_COMMIT)
     .setup_config("table.exec.source.cdc-events-duplicate", "true")
+    .setup_table_source(SourceTestStep.new_builder("source_t")
+                        .add_option("changelog-mode", "I,UA,UB,D")
+                        .add_schema(*SOURCE_SCHEMA)
+                        .producing_before_restore(*BEFORE_DATA)
+                        .producing_after_restore(*AFTER_DATA).build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema(*SINK_SCHEMA)
+                      .consuming_before_restore(*BEFORE_OUTPUT)
+                      .consuming_after_restore(*AFTER_OUTPUT).build())
+    .run_sql("INSERT INTO sink_t SELECT a, b, c FROM source_t")
+    .build())
+
+CHANGELOG_SOURCE_MINI_BATCH = (
+    TableTestProgram.of("changelog-normalize-source-mini-batch",
+                        "validates changelog normalize source with mini batch")
+    .ported_from("ChangelogNormalizeTestPrograms.java#CHANGELOG_SOURCE_MINI_BATCH", FLINK_COMMIT)
+    .setup_config("table.exec.source.cdc-events-duplicate", "true")
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "2")
     .setup_table_source(SourceTestStep.new_builder("source_t")
                         .add_option("changelog-mode", "I,UA,UB,D")
                         .add_schema(*SOURCE_SCHEMA)
@@ -199,3 +217,16 @@ PROGRAMS = [CHANGELOG_NORMALIZE_UPSERT, CHANGELOG_NORMALIZE_DELETE,
             CHANGELOG_NORMALIZE_DUPLICATE_UPDATES, CHANGELOG_NORMALIZE_CDC_DUPLICATES,
             CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_SOURCE, CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES, CHANGELOG_NORMALIZE_BATCHED,
             CHANGELOG_NORMALIZE_NULL_KEY]
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    CHANGELOG_SOURCE_MINI_BATCH.id: "with table.exec.mini-batch.enabled Flink runs the changelog "
+                                    "normalize in mini-batches "
+                                    "(ProcTimeMiniBatchDeduplicateKeepLastRowFunction; its plan "
+                                    "persists table.exec.mini-batch.enabled and .size), which "
+                                    "stream-exec-changelog-normalize does not implement (version "
+                                    "1 consumes no mini-batch option, and adding them changes "
+                                    "every landed plan of the node): planning refuses the "
+                                    "normalize by name",
+}

@@ -223,8 +223,8 @@ GROUP_BY_DISTINCT_RETRACT = program(
 # 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Our program above that
 # Flink's constant AGG_WITH_STATE_TTL_HINT used to name is renamed after its id (program, id
 # and fixtures unchanged). Not ported (docs/flink-programs.md): GROUP_BY_SIMPLE and
-# GROUP_BY_DISTINCT, whose ids our own programs hold; the *_MINI_BATCH programs (no mini-batch
-# options here); the UDF programs (Java aggregate functions).
+# GROUP_BY_DISTINCT, whose ids our own programs hold; the UDF programs (Java aggregate
+# functions).
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
 
 SOURCE_ONE = (SourceTestStep.new_builder("source_t")
@@ -255,6 +255,88 @@ AGG_WITH_STATE_TTL_HINT = (
              "AVG(a) FILTER (WHERE a > 1) AS avg_a, "
              "MIN(c) AS min_c "
              "FROM source_t GROUP BY b")
+    .build())
+
+# Mini-batch (GroupAggregateTestPrograms' *_MINI_BATCH): with table.exec.mini-batch.enabled
+# Flink plans a MiniBatchAssigner, a LocalGroupAggregate and a GlobalGroupAggregate. The
+# program is fed a phase a micro-batch (harness.program, as Flink's test delivers a phase
+# within the 10 s latency); bundles are cut by table.exec.mini-batch.size.
+SOURCE_TWO = (SourceTestStep.new_builder("source_t")
+              .add_schema("a INT", "b BIGINT", "c INT", "d VARCHAR", "e BIGINT")
+              .producing_before_restore([2, 3, 2, "Hello World Like", 1],
+                                        [3, 4, 3, "Hello World Its nice", 2],
+                                        [2, 2, 1, "Hello World", 2], [1, 1, 0, "Hello", 1],
+                                        [5, 11, 10, "GHI", 1], [3, 5, 4, "ABC", 2],
+                                        [4, 10, 9, "FGH", 2], [4, 7, 6, "CDE", 2],
+                                        [5, 14, 13, "JKL", 2], [4, 9, 8, "EFG", 1],
+                                        [5, 15, 14, "KLM", 2], [5, 12, 11, "HIJ", 3],
+                                        [4, 8, 7, "DEF", 1], [5, 13, 12, "IJK", 3],
+                                        [3, 6, 5, "BCD", 3])
+              .producing_after_restore([1, 1, 0, "Hello", 1], [3, 5, 4, "ABC", 2],
+                                       [4, 10, 9, "FGH", 2], [4, 7, 6, "CDE", 2],
+                                       [7, 7, 7, "MNO", 7], [3, 6, 5, "BCD", 3],
+                                       [7, 7, 7, "XYZ", 7])
+              .build())
+# GROUP_BY_SIMPLE's sink schema and SQL (Flink's GROUP_BY_SIMPLE_MINI_BATCH reuses them).
+GROUP_BY_SIMPLE_SINK_SCHEMA = ("b BIGINT", "cnt BIGINT", "avg_a DOUBLE", "min_c VARCHAR",
+                               "PRIMARY KEY (b) NOT ENFORCED")
+GROUP_BY_SIMPLE_SQL = ("INSERT INTO sink_t SELECT "
+                       "b, "
+                       "COUNT(*) AS cnt, "
+                       "AVG(a) FILTER (WHERE a > 1) AS avg_a, "
+                       "MIN(c) AS min_c "
+                       "FROM source_t GROUP BY b")
+# GROUP_BY_DISTINCT's (Flink's GROUP_BY_DISTINCT_MINI_BATCH reuses them).
+GROUP_BY_DISTINCT_SINK_SCHEMA = ("e BIGINT", "cnt_a1 BIGINT", "cnt_a2 BIGINT", "sum_a BIGINT",
+                                 "sum_b BIGINT", "avg_b DOUBLE", "cnt_d BIGINT",
+                                 "PRIMARY KEY (e) NOT ENFORCED")
+GROUP_BY_DISTINCT_SQL = ("INSERT INTO sink_t SELECT "
+                         "e, "
+                         "COUNT(DISTINCT a) FILTER (WHERE b > 10) AS cnt_a1, "
+                         "COUNT(DISTINCT a) AS cnt_a2, "
+                         "SUM(DISTINCT a) AS sum_a, "
+                         "SUM(DISTINCT b) AS sum_b, "
+                         "AVG(b) AS avg_b, "
+                         "COUNT(DISTINCT d) AS concat_d "
+                         "FROM source_t GROUP BY e")
+
+GROUP_BY_SIMPLE_MINI_BATCH = (
+    TableTestProgram.of("group-aggregate-simple-mini-batch",
+                        "validates basic aggregation using group by with mini batch")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_SIMPLE_MINI_BATCH", FLINK_COMMIT)
+    .setup_table_source(SOURCE_ONE)
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "5")
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*GROUP_BY_SIMPLE_SINK_SCHEMA)
+                      .consuming_before_restore("+I[1, 1, null, Hi]", "+I[2, 2, 2.0, Hello]")
+                      .consuming_after_restore("+U[1, 2, null, Hi]", "+U[2, 4, 2.0, Hello]")
+                      .build())
+    .run_sql(GROUP_BY_SIMPLE_SQL)
+    .build())
+
+GROUP_BY_DISTINCT_MINI_BATCH = (
+    TableTestProgram.of("group-aggregate-distinct-mini-batch",
+                        "validates group by distinct with mini batch")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_DISTINCT_MINI_BATCH", FLINK_COMMIT)
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "5")
+    .setup_table_source(SOURCE_TWO)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*GROUP_BY_DISTINCT_SINK_SCHEMA)
+                      .consuming_before_restore("+I[3, 1, 2, 8, 31, 10.0, 3]",
+                                                "+I[2, 1, 4, 14, 42, 7.0, 6]",
+                                                "+I[1, 1, 4, 12, 24, 6.0, 4]",
+                                                "+U[2, 1, 4, 14, 57, 8.0, 7]",
+                                                "+U[1, 1, 4, 12, 32, 6.0, 5]")
+                      .consuming_after_restore("+U[3, 1, 2, 8, 31, 9.0, 3]",
+                                               "+U[2, 1, 4, 14, 57, 7.0, 7]",
+                                               "+I[7, 0, 1, 7, 7, 7.0, 2]",
+                                               "+U[1, 1, 4, 12, 32, 5.0, 5]")
+                      .build())
+    .run_sql(GROUP_BY_DISTINCT_SQL)
     .build())
 
 # Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
@@ -303,7 +385,7 @@ PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_H
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
             GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES, GROUP_BY_FILTER,
             GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, AGG_WITH_STATE_TTL_HINT,
-            GROUP_BY_NULL_KEYS]
+            GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

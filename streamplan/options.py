@@ -91,14 +91,43 @@ INTERVAL_JOIN_MIN_CLEANUP_INTERVAL = ConfigOption(
     "Minimum interval between cleanups of an interval join's row cache; larger values "
     "mean fewer timers but state (and outer-join padding) is held longer.",
 )
-
+# Mini-batch aggregation (Flink's ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_*). On Spark a
+# mini-batch is the micro-batch: allow-latency is what Flink's MiniBatchAssigner waits between
+# mini-batches (the plan records it; here the source's micro-batches end a mini-batch), size
+# is Flink's count trigger: a local or global aggregate flushes after that many input rows
+# within a micro-batch, and always at its end (docs/streamplan.md, "Mini-batch aggregation").
+MINIBATCH_ENABLED = ConfigOption(
+    "table.exec.mini-batch.enabled", "bool", "false",
+    "Whether group aggregates run in mini-batches (the planner adds a MiniBatchAssigner after "
+    "each source and plans a local and a global aggregate, as Flink does).",
+)
+MINIBATCH_ALLOW_LATENCY = ConfigOption(
+    "table.exec.mini-batch.allow-latency", "duration", "0 ms",
+    "The longest a mini-batch waits (Flink's MiniBatchAssigner interval); must be above 0 ms "
+    "when mini-batch is enabled. Here a mini-batch also ends with its micro-batch.",
+)
+MINIBATCH_SIZE = ConfigOption(
+    "table.exec.mini-batch.size", "int", "-1",
+    "The most input rows a mini-batch aggregate buffers before it flushes (Flink's count "
+    "trigger); must be above 0 when mini-batch is enabled.",
+)
 AGG_PHASE_STRATEGY = ConfigOption(
     "table.optimizer.agg-phase-strategy", "enum", "AUTO",
-    "Flink's aggregation phase strategy, read by the planner: ONE_PHASE plans one aggregate; "
-    "TWO_PHASE (local and global window aggregates) is refused for window aggregates; AUTO "
-    "plans one phase here (Flink plans event-time window aggregates in two phases at AUTO).",
+    "Flink's aggregation phase strategy, read by the planner. Group aggregates with mini-batch "
+    "(Flink's TwoStageOptimizedAggregateRule): AUTO and TWO_PHASE plan a local and a global "
+    "aggregate, ONE_PHASE is refused (Flink's one-phase mini-batch aggregate is not "
+    "implemented). Window aggregates: ONE_PHASE plans one aggregate; TWO_PHASE (local and "
+    "global window aggregates) is refused; AUTO plans one phase here (Flink plans event-time "
+    "window aggregates in two phases at AUTO).",
     choices=("AUTO", "ONE_PHASE", "TWO_PHASE"),
 )
+DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
+    "table.optimizer.distinct-agg.split.enabled", "bool", "false",
+    "Whether a distinct aggregate is split into a partial aggregate by a bucket of the "
+    "distinct value and a final one (Flink's SplitAggregateRule); not supported yet: planning "
+    "a distinct aggregate with it refuses by name.",
+)
+
 
 def _parse_time_zone(option: ConfigOption, raw: str) -> str:
     value = raw.strip()
@@ -123,7 +152,8 @@ OPTIONS: dict[str, ConfigOption] = {
     option.key: option
     for option in (STATE_TTL, SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE,
                    SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
-                   AGG_PHASE_STRATEGY, LOCAL_TIME_ZONE)
+                   MINIBATCH_ENABLED, MINIBATCH_ALLOW_LATENCY, MINIBATCH_SIZE,
+                   AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, LOCAL_TIME_ZONE)
 }
 _BY_FALLBACK = {fallback: option for option in OPTIONS.values() for fallback in option.fallback_keys}
 

@@ -37,6 +37,24 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
     return SqlType("BIGINT")
 
 
+def runtime_calls(agg_calls: list[AggCallSpec]):
+    """The runtime's AggCall of each call of a plan."""
+    from ..runtime.group_aggregate import AggCall
+
+    return tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                         call.distinct, call.type, call.filter_arg) for call in agg_calls)
+
+
+def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) -> None:
+    """A FILTER column must be BOOLEAN."""
+    for n, call in enumerate(agg_calls):
+        if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
+            field = input_row.fields[call.filter_arg]
+            raise PlanFormatError(
+                f"node {node.id} ('{node.type}'): field 'aggCalls[{n}].filterArg': input "
+                f"field {call.filter_arg} ({field.name} {field.type.text}) is not BOOLEAN")
+
+
 @exec_node(name="stream-exec-group-aggregate", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
@@ -85,32 +103,28 @@ class StreamExecGroupAggregate(KeyedNode):
         return self.grouping
 
     def runtime_params(self, input_row):
-        from ..runtime.group_aggregate import AggCall, GroupAggParams
+        from ..runtime.group_aggregate import GroupAggParams
 
-        for n, call in enumerate(self.agg_calls):
-            if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
-                field = input_row.fields[call.filter_arg]
-                raise PlanFormatError(
-                    f"node {self.id} ('{self.type}'): field 'aggCalls[{n}].filterArg': input "
-                    f"field {call.filter_arg} ({field.name} {field.type.text}) is not BOOLEAN")
-        calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                              call.distinct, call.type, call.filter_arg)
-                      for call in self.agg_calls)
-        return GroupAggParams(len(self.grouping), calls, self.generate_update_before,
-                              self.state_ttl_ms())
+        check_filter_args(self, self.agg_calls, input_row)
+        return GroupAggParams(len(self.grouping), runtime_calls(self.agg_calls),
+                              self.generate_update_before, self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         """The row count and one accumulator per call, typed by its argument (and, for SUM
         and AVG, by the type Flink keeps the running sum in)."""
         (row,) = inputs
         grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
-        args = [row.fields[call.arg_list[0]].type if call.arg_list else None
-                for call in self.agg_calls]
-        sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
-                for call, arg in zip(self.agg_calls, args)]
         return self.runtime().state_layout(grouping, self.runtime_params(row).calls,
-                                           [_ddl(arg) if arg else None for arg in args],
-                                           [_ddl(total) if total else None for total in sums])
+                                           *accumulator_ddls(self.agg_calls, row))
+
+
+def accumulator_ddls(agg_calls: list[AggCallSpec], row: RowType):
+    """The argument types and running-sum types of the calls, as state layouts record them."""
+    args = [row.fields[call.arg_list[0]].type if call.arg_list else None for call in agg_calls]
+    sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
+            for call, arg in zip(agg_calls, args)]
+    return ([_ddl(arg) if arg else None for arg in args],
+            [_ddl(total) if total else None for total in sums])
 
 
 def _ddl(sql_type: SqlType) -> str:

@@ -115,6 +115,9 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 # is adding its module; `unsupported_nodes()` is what is left.
 UNSUPPORTED_NODES: dict[str, str] = {
     "stream-exec-over-aggregate": "OVER aggregation",
+    "stream-exec-incremental-group-aggregate": ("split distinct aggregation "
+                                                "(table.optimizer.distinct-agg.split.enabled) "
+                                                "with mini-batch"),
 }
 
 

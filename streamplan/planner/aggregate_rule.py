@@ -11,7 +11,11 @@ from sqlglot import exp
 
 from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
+from ..nodes.global_group_aggregate import StreamExecGlobalGroupAggregate
 from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
+from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
+                                           accumulator_text)
+from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
 from ..types import Field, RowType, parse_type, quote_identifier
 from .aggregates import AggregateCall, aggregate_calls, result_type
 from .common import QueryContext, Relation, _column, _dedupe
@@ -137,6 +141,7 @@ class AggregateRules:
         need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
         grouped = ", ".join(out_names[:len(keys)])
         selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
+        self._check_distinct_split(specs, ctx)
         if relation.window is not None:
             time_index = pre_row.index(time_name)
             agg = self._add_window_aggregate(node, relation, len(keys), specs, window_keys,
@@ -144,6 +149,10 @@ class AggregateRules:
                                                  _agg_text(spec, pre_row) for spec in specs],
                                              out_names[:len(keys)], time_index)
             output = agg.row_type
+        elif self._two_phase(ctx):
+            ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
+            agg = self._local_global(node, len(keys), specs, out_names, output, need_retraction,
+                                     ttls)
         else:
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
             description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
@@ -185,6 +194,56 @@ class AggregateRules:
         agg_scope = [ScopeField("", f.name, f) for f in output.fields]
         return self._plan_projection(rewritten, Relation(agg, agg_scope), having_expr, ctx,
                                      sink_row)
+
+    # --- mini-batch: two phases (Flink's TwoStageOptimizedAggregateRule) -------------------
+    def _two_phase(self, ctx: QueryContext) -> bool:
+        """With table.exec.mini-batch.enabled an aggregate is a local and a global one unless
+        table.optimizer.agg-phase-strategy is ONE_PHASE, which Flink runs as a mini-batch
+        group aggregate (MiniBatchGroupAggFunction): not supported yet."""
+        if not self.config.get(MINIBATCH_ENABLED):
+            return False
+        if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
+            raise UnsupportedSqlError(
+                "a group aggregate with table.exec.mini-batch.enabled and "
+                "table.optimizer.agg-phase-strategy ONE_PHASE (Flink runs it in "
+                "stream-exec-group-aggregate with MiniBatchGroupAggFunction, which is not "
+                "implemented; AUTO or TWO_PHASE plan stream-exec-local-group-aggregate and "
+                "stream-exec-global-group-aggregate)", ctx.position.line, ctx.position.column,
+                ctx.position.source)
+        return True
+
+    def _check_distinct_split(self, specs: list[AggCallSpec], ctx: QueryContext) -> None:
+        if self.config.get(DISTINCT_AGG_SPLIT_ENABLED) and any(spec.distinct for spec in specs):
+            raise UnsupportedSqlError(
+                "a distinct aggregate with table.optimizer.distinct-agg.split.enabled (Flink's "
+                "SplitAggregateRule: a partial aggregate by a bucket of the distinct value and a "
+                "final one, stream-exec-incremental-group-aggregate with mini-batch)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+
+    def _local_global(self, node, key_count: int, specs: list[AggCallSpec], out_names: list[str],
+                      output: RowType, need_retraction: bool, ttls: list[int]):
+        """LocalGroupAggregate -> GlobalGroupAggregate, described as Flink describes them."""
+        pre_row = node.row_type
+        accs = accumulator_fields(specs, pre_row)
+        local_row = RowType(tuple(pre_row.fields[:key_count])
+                            + tuple(field for own in accs for field in own))
+        grouped = ", ".join(out_names[:key_count])
+        group_by = f"groupBy=[{grouped}], " if key_count else ""
+        local_select = ", ".join(out_names[:key_count] + [
+            f"{_agg_text(spec, pre_row).rpartition(' AS ')[0]} AS {accumulator_text(own)}"
+            for spec, own in zip(specs, accs)] + [f"COUNT(*) AS {accs[-1][0].name}"])
+        local = self.add(StreamExecLocalGroupAggregate, [node], grouping=list(range(key_count)),
+                         agg_calls=specs, need_retraction=need_retraction,
+                         output_type=local_row.text,
+                         description=f"LocalGroupAggregate({group_by}select=[{local_select}])")
+        global_select = ", ".join(out_names[:key_count] + [
+            f"{spec.function}({'DISTINCT ' if spec.distinct else ''}"
+            f"{accumulator_text(own)}) AS {spec.name}" for spec, own in zip(specs, accs)])
+        return self.add(StreamExecGlobalGroupAggregate, [local], grouping=list(range(key_count)),
+                        agg_calls=specs, local_agg_input_row_type=pre_row.text,
+                        generate_update_before=True, need_retraction=need_retraction,
+                        output_type=output.text, state_ttls=ttls,
+                        description=f"GlobalGroupAggregate({group_by}select=[{global_select}])")
 
 
 def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:

@@ -22,7 +22,8 @@ from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..options import SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration
+from ..options import (MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, MINIBATCH_SIZE,
+                       SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration)
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert
 from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
@@ -83,11 +84,41 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
         return node
 
     def plan(self, inserts: list[Insert]) -> CompiledPlan:
+        self._check_mini_batch_options(inserts)
         for insert in inserts:
             self._plan_insert(insert)
         self._refuse_state_over_source_watermarks()
         self._generate_update_before_where_needed()
+        self._check_mini_batch_nodes(inserts)
         return CompiledPlan(self.nodes, self.edges)
+
+    def _check_mini_batch_options(self, inserts: list[Insert]) -> None:
+        """Flink's checks when table.exec.mini-batch.enabled is on: a latency and a size
+        above zero."""
+        if not self.config.get(MINIBATCH_ENABLED):
+            return
+        where = str(inserts[0].position) if inserts else "<script>"
+        if self.config.get(MINIBATCH_ALLOW_LATENCY) <= 0:
+            raise PlanningError(f"{where}: MiniBatch Latency must be greater than 0 ms: set "
+                                f"'{MINIBATCH_ALLOW_LATENCY.key}' with "
+                                f"'{MINIBATCH_ENABLED.key}' = 'true'")
+        if self.config.get(MINIBATCH_SIZE) <= 0:
+            raise PlanningError(f"{where}: '{MINIBATCH_SIZE.key}' must be > 0 with "
+                                f"'{MINIBATCH_ENABLED.key}' = 'true'")
+
+    def _check_mini_batch_nodes(self, inserts: list[Insert]) -> None:
+        """Nodes that Flink runs in mini-batches (they read table.exec.mini-batch.*) and that
+        run here only row by row are refused by name rather than run otherwise than Flink."""
+        if not self.config.get(MINIBATCH_ENABLED):
+            return
+        for node in self.nodes:
+            flink = MINI_BATCH_VARIANTS.get(node_name(type(node)))
+            if flink is not None:
+                position = inserts[0].position
+                raise UnsupportedSqlError(
+                    f"node {node.id} '{node.type}' ({node.description}) with "
+                    f"table.exec.mini-batch.enabled (Flink runs it in mini-batches: {flink}, not "
+                    f"implemented)", position.line, position.column, position.source)
 
     def _refuse_state_over_source_watermarks(self) -> None:
         """`WATERMARK FOR c AS SOURCE_WATERMARK()`: in Flink `c` is a rowtime attribute whose
@@ -224,6 +255,13 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
         hinted = ctx.hints.state_ttl.for_input(input_names, is_join) if input_names else None
         return hinted if hinted is not None else self.config.get(STATE_TTL)
 
+
+# Flink's mini-batch operators for nodes that run row by row here.
+MINI_BATCH_VARIANTS = {
+    "stream-exec-changelog-normalize": "ProcTimeMiniBatchDeduplicateKeepLastRowFunction",
+    "stream-exec-deduplicate": "the ProcTime/RowTimeMiniBatchDeduplicate functions",
+    "stream-exec-join": "MiniBatchStreamingJoinOperator",
+}
 
 def _insert_targets(insert: Insert, table: CreateTable, sink_row: RowType,
                     where: str) -> list[str]:

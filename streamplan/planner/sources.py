@@ -17,9 +17,10 @@ from ..nodes.calc import StreamExecCalc
 from ..nodes.changelog_normalize import StreamExecChangelogNormalize
 from ..nodes.common import DistributionSpec, TableSpec
 from ..nodes.drop_update_before import StreamExecDropUpdateBefore
+from ..nodes.mini_batch_assigner import StreamExecMiniBatchAssigner
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
-from ..options import SOURCE_CDC_EVENTS_DUPLICATE
+from ..options import MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, SOURCE_CDC_EVENTS_DUPLICATE
 from ..sql.ast import CreateTable
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from ..values_connector import (VALUES_OPTIONS, metadata_map, option_value_problem,
@@ -63,6 +64,8 @@ class SourceRules:
                         output_type=physical.text,
                         description=f"TableSourceScan(table=[[{table.name}]], "
                                     f"fields=[{', '.join(physical.names)}])")
+        if self.config.get(MINIBATCH_ENABLED):
+            node = self._mini_batch_assigner(table, node)
         declared = [c.name for c in table.columns if c.computed is None]
         if any(column.computed is not None for column in table.columns) \
                 or declared != list(physical.names):
@@ -104,6 +107,23 @@ class SourceRules:
                         output_type=RowType(tuple(fields)).text,
                         description=f"WatermarkAssigner(rowtime=[{rowtime.name}], "
                                     f"watermark=[{table.watermark.text}])")
+
+    def _mini_batch_assigner(self, table: CreateTable, node: ExecNode) -> ExecNode:
+        """With table.exec.mini-batch.enabled, Flink's MiniBatchIntervalInferRule puts a
+        processing-time mini-batch assigner right after every source (interval:
+        table.exec.mini-batch.allow-latency). Below a watermark assigner Flink plans none in
+        that mode and flushes on watermarks instead (row-time mini-batches): not supported."""
+        if table.watermark is not None:
+            raise UnsupportedSqlError(
+                f"table.exec.mini-batch.enabled with table '{table.name}', which has a WATERMARK "
+                f"(Flink's mini-batches then follow its watermarks: a row-time "
+                f"stream-exec-mini-batch-assigner, not implemented)", table.position.line,
+                table.position.column, table.position.source)
+        interval = self.config.get(MINIBATCH_ALLOW_LATENCY)
+        return self.add(StreamExecMiniBatchAssigner, [node],
+                        mini_batch_interval={"interval": interval, "mode": "ProcTime"},
+                        output_type=node.output_type,
+                        description=f"MiniBatchAssigner(interval=[{interval}ms], mode=[ProcTime])")
 
     def _normalize_changelog(self, table: CreateTable, node: ExecNode) -> ExecNode:
         """An upsert source (+I/+U/-D by primary key, no -U), or a changelog source that may

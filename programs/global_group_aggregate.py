@@ -1,0 +1,158 @@
+"""Table test programs for stream-exec-global-group-aggregate (Flink's GlobalGroupAggregate,
+the second phase of a mini-batch aggregate): per key it merges the local accumulators of a
+bundle (`table.exec.mini-batch.size` local rows of a micro-batch) into its state and emits
+one change per bundle; a result that did not change emits nothing. Its state crosses the
+restore. Flink's mini-batch programs of GroupAggregateTestPrograms are in group_aggregate.py
+(their ids are Flink's); IncrementalGroupAggregateTestPrograms' are here.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
+
+
+def mini_batch(builder, size: int, latency: str = "1 s"):
+    return (builder.setup_config("table.exec.mini-batch.enabled", "true")
+            .setup_config("table.exec.mini-batch.allow-latency", latency)
+            .setup_config("table.exec.mini-batch.size", str(size)))
+
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# An upsert sink: no -U; the maximum kept before the restore is updated after it.
+TINY = (
+    mini_batch(TableTestProgram.of("global-group-aggregate-tiny", "a maximum kept before the "
+                                   "restore is updated after it, on an upsert sink"), 5)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT")
+                        .producing_before_restore(["a", 1])
+                        .producing_after_restore(["a", 2]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "mx INT", "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 1]")
+                      .consuming_after_restore("+U[a, 2]").build())
+    .run_sql("INSERT INTO S SELECT k, MAX(v) FROM T GROUP BY k")
+    .build())
+
+# Size 2 on an upsert sink (no -U). Before the restore: local bundle 1 (a, b) is the global
+# aggregate's first bundle, bundle 2 (a's 1 and 3) its second: a is inserted, then updated.
+# After it: b's second 2 leaves its result as it was (nothing emitted); c is inserted; b's 4
+# (the second global bundle) updates it.
+GLOBAL_GROUP_AGGREGATE_DISTINCT = (
+    mini_batch(TableTestProgram.of("global-group-aggregate-distinct", "COUNT(DISTINCT) and AVG "
+                                   "merged per bundle of two; an unchanged result emits "
+                                   "nothing"), 2)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT")
+                        .producing_before_restore(["a", 1], ["b", 2], ["a", 1], ["a", 3])
+                        .producing_after_restore(["b", 2], ["c", 5], ["b", 4]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "dv BIGINT", "av BIGINT",
+                                  "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 1, 1]", "+I[b, 1, 2]", "+U[a, 2, 1]")
+                      .consuming_after_restore("+I[c, 1, 5]", "+U[b, 2, 2]").build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(DISTINCT v), AVG(v) FROM T GROUP BY k")
+    .build())
+
+# --- Flink's own programs (IncrementalGroupAggregateTestPrograms.java), transcribed as they
+# are: SQL, schemas, rows and expected strings. Flink's RestoreTestBase registers every sink
+# with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. They enable
+# table.optimizer.distinct-agg.split.enabled, which plans Flink's split distinct aggregation
+# (stream-exec-incremental-group-aggregate), so they stay in NOT_PASSING.
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+
+BEFORE_DATA = ([1, 1, "hi"], [2, 2, "hello"], [3, 2, "hello world"])
+AFTER_DATA = ([3, 2, "foo"], [4, 4, "bar"], [5, 2, "foo bar"])
+SOURCE_SCHEMA = ("a INT", "b BIGINT", "c VARCHAR")
+
+
+def incremental_source():
+    return (SourceTestStep.new_builder("source_t").add_schema(*SOURCE_SCHEMA)
+            .producing_before_restore(*BEFORE_DATA).producing_after_restore(*AFTER_DATA).build())
+
+
+INCREMENTAL_GROUP_AGGREGATE_SIMPLE = (
+    TableTestProgram.of("incremental-group-aggregate-simple",
+                        "validates incremental group aggregation")
+    .ported_from("IncrementalGroupAggregateTestPrograms.java#INCREMENTAL_GROUP_AGGREGATE_SIMPLE",
+                 FLINK_COMMIT)
+    .setup_table_source(incremental_source())
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "1")
+    .setup_config("table.optimizer.distinct-agg.split.enabled", "true")
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("b BIGINT", "a BIGINT")
+                      .consuming_before_restore("+I[1, 1]", "+I[2, 1]", "-U[2, 1]", "+U[2, 2]")
+                      .consuming_after_restore("-U[2, 2]", "+U[2, 3]", "+I[4, 1]").build())
+    .run_sql("INSERT INTO sink_t\n"
+             "     SELECT\n"
+             "         b,\n"
+             "         COUNT(DISTINCT a) AS a\n"
+             "     FROM source_t\n"
+             "     GROUP BY b")
+    .build())
+
+INCREMENTAL_GROUP_AGGREGATE_COMPLEX = (
+    TableTestProgram.of("incremental-group-aggregate-complex",
+                        "validates incremental group aggregation with multiple aggregations")
+    .ported_from("IncrementalGroupAggregateTestPrograms.java#INCREMENTAL_GROUP_AGGREGATE_COMPLEX",
+                 FLINK_COMMIT)
+    .setup_table_source(incremental_source())
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "1")
+    .setup_config("table.optimizer.distinct-agg.split.enabled", "true")
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("b BIGINT", "sum_b BIGINT", "cnt_distinct_b BIGINT",
+                                  "cnt_1 BIGINT")
+                      .consuming_before_restore("+I[1, 1, 1, 1]", "-U[1, 1, 1, 1]",
+                                                "+U[1, 3, 2, 2]", "-U[1, 3, 2, 2]",
+                                                "+U[1, 5, 2, 3]")
+                      .consuming_after_restore("-U[1, 5, 2, 3]", "+U[1, 3, 2, 2]",
+                                               "+I[2, 2, 1, 1]", "-U[1, 3, 2, 2]",
+                                               "+U[1, 7, 3, 3]", "-U[1, 7, 3, 3]",
+                                               "+U[1, 9, 3, 4]").build())
+    .run_sql("INSERT INTO sink_t SELECT\n"
+             "         b,\n"
+             "         SUM(b1) AS sum_b,\n"
+             "         COUNT(DISTINCT b1) AS cnt_distinct_b,\n"
+             "         COUNT(1) AS cnt_1\n"
+             "     FROM\n"
+             "         (\n"
+             "             SELECT\n"
+             "                     a,\n"
+             "                     COUNT(b) AS b,\n"
+             "                     MAX(b) AS b1\n"
+             "             FROM source_t GROUP BY a\n"
+             "         )\n"
+             "     GROUP BY b")
+    .build())
+
+PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT]
+
+_SPLIT = ("table.optimizer.distinct-agg.split.enabled plans Flink's split distinct aggregation "
+          "(SplitAggregateRule: a partial aggregate grouped also by MOD(HASH_CODE(a), 1024), "
+          "run as stream-exec-local-group-aggregate + stream-exec-incremental-group-aggregate, "
+          "and a final $SUM0 in stream-exec-global-group-aggregate), which is not implemented: "
+          "planning refuses the distinct aggregate by name")
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    INCREMENTAL_GROUP_AGGREGATE_SIMPLE.id: _SPLIT,
+    INCREMENTAL_GROUP_AGGREGATE_COMPLEX.id: _SPLIT,
+}
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+GLOBAL_GROUP_AGGREGATE_REFUSES_ONE_PHASE = (
+    mini_batch(TableTestProgram.of("global-group-aggregate-refuses-one-phase", "mini-batch in "
+                                   "one phase (MiniBatchGroupAggFunction) is refused by name"), 5)
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "total INT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO S SELECT k, SUM(v) FROM T GROUP BY k", UnsupportedSqlError,
+                     "table.optimizer.agg-phase-strategy ONE_PHASE")
+    .build())
+
+FAILING_PROGRAMS = [GLOBAL_GROUP_AGGREGATE_REFUSES_ONE_PHASE]

@@ -1,0 +1,101 @@
+"""Global group aggregate: the second phase of a mini-batch aggregate (Flink's
+StreamExecGlobalGroupAggregate running MiniBatchGlobalGroupAggFunction). Keyed by the group
+keys, it merges the local aggregates' accumulators of a bundle into the key's state and emits
+the result's change once per bundle. Its calls index the local aggregate's input
+(`localAggInputRowType`), as in Flink."""
+from __future__ import annotations
+
+from pydantic import model_validator
+
+from ..changelog import INSERT_ONLY, RowKind
+from ..errors import ChangelogModeError
+from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
+from ..types import RowType, parse_row_type
+from .fields import FieldIndex, RowTypeText
+from .group_aggregate import AggCallSpec, accumulator_ddls, check_filter_args, runtime_calls
+from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
+from .metadata import exec_node
+
+
+@exec_node(name="stream-exec-global-group-aggregate", version=1, min_plan_version="0.3",
+           min_state_version="0.3", consumed_options=(MINIBATCH_ENABLED.key, MINIBATCH_SIZE.key))
+class StreamExecGlobalGroupAggregate(KeyedNode):
+    STATE_DOC = ("one accumulator per group key, as `stream-exec-group-aggregate` keeps it, "
+                 "merged from the local aggregates' once per bundle; TTL from `state`")
+    RUNTIME = "mini_batch_aggregate"
+    STATE_NAMES = ("globalGroupAggregateState",)
+    CHANGELOG_BATCH_INVARIANT = False      # one change per key and bundle
+    grouping: list[FieldIndex]
+    agg_calls: list[AggCallSpec]
+    local_agg_input_row_type: RowTypeText
+    generate_update_before: bool
+    need_retraction: bool
+
+    @model_validator(mode="after")
+    def _calls_index_the_local_input(self) -> "StreamExecGlobalGroupAggregate":
+        width = len(parse_row_type(self.local_agg_input_row_type).fields)
+        for n, call in enumerate(self.agg_calls):
+            for index in [*call.arg_list, *([call.filter_arg] if call.filter_arg is not None else [])]:
+                if index >= width:
+                    raise ValueError(f"aggCalls[{n}] indexes field {index} of "
+                                     f"localAggInputRowType, which has {width} field(s)")
+        return self
+
+    @property
+    def local_input_row(self) -> RowType:
+        return parse_row_type(self.local_agg_input_row_type)
+
+    def input_field_indexes(self):
+        return [("grouping", 0, self.grouping)]
+
+    def read_options(self, config):
+        return {"enabled": config.get(MINIBATCH_ENABLED), "size": config.get(MINIBATCH_SIZE)}
+
+    # --- changelog -----------------------------------------------------------------------
+    def output_changelog(self, inputs):
+        kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER}
+        if self.generate_update_before:
+            kinds.add(RowKind.UPDATE_BEFORE)
+        if self.need_retraction:
+            kinds.add(RowKind.DELETE)      # a key whose rows are all retracted
+        return frozenset(kinds)
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        if inputs[0] != INSERT_ONLY:
+            producer = origins[0][min(inputs[0] - INSERT_ONLY, key=lambda kind: kind.code)]
+            raise ChangelogModeError(
+                f"Global group aggregate node {self.id} takes the accumulators of a local group "
+                f"aggregate (insert-only), but node {producer.id} '{producer.type}' "
+                f"({producer.description}) emits updates or deletes.")
+
+    def output_unique_keys(self, inputs, input_keys):
+        return [list(range(len(self.grouping)))]
+
+    # --- state and runtime ---------------------------------------------------------------
+    def key_indexes(self):
+        return self.grouping
+
+    def runtime_params(self, input_row, size: int = 1):
+        from ..runtime.mini_batch_aggregate import GlobalAggParams
+
+        check_filter_args(self, self.agg_calls, self.local_input_row)
+        return GlobalAggParams(len(self.grouping), runtime_calls(self.agg_calls), size,
+                               self.generate_update_before, self.state_ttl_ms())
+
+    def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
+        """The one-phase aggregate's accumulator per key, typed by the local input's
+        arguments."""
+        (row,) = inputs
+        grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
+        return self.runtime().state_layout(grouping, runtime_calls(self.agg_calls),
+                                           *accumulator_ddls(self.agg_calls, self.local_input_row))
+
+    def translate(self, ctx, inputs):
+        from .keyed import build_processor, transform_keyed
+
+        (input_row,) = ctx.input_types(self)
+        params = self.runtime_params(input_row, ctx.options(self)["size"])
+        processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
+                                    input_row, self.row_type)
+        return transform_keyed(inputs[0], input_row, self.key_indexes(), processor,
+                               self.row_type, self.time_mode)

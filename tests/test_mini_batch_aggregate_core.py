@@ -1,0 +1,101 @@
+"""The mini-batch aggregate's cores without Spark: Flink's MiniBatchLocalGroupAggFunction under
+a count trigger, MiniBatchGlobalGroupAggFunction's finishBundle, and the order Flink's bundle
+(a java.util.HashMap of BinaryRowData) hands its keys back."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from streamplan.changelog import RowKind
+from streamplan.runtime.group_aggregate import AggCall
+from streamplan.runtime.java_hash_order import (binary_row, capacity, hash_by_words,
+                                                hash_map_order)
+from streamplan.runtime.mini_batch_aggregate import (GlobalAggCore, GlobalAggParams,
+                                                     LocalAggParams, create, from_columns,
+                                                     local_bundles, merge, to_columns)
+
+I, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+# rows (k, v): COUNT(*), SUM(v), MAX(v), COUNT(DISTINCT v)
+CALLS = (AggCall("COUNT", None, False, "BIGINT"), AggCall("SUM", 1, False, "INT"),
+         AggCall("MAX", 1, False, "INT"), AggCall("COUNT", 1, True, "BIGINT"))
+
+
+def local(rows, size, key_types=("STRING",)):
+    return [(key, acc.row_count, acc.values)
+            for key, acc in local_bundles(LocalAggParams((0,), CALLS, size, key_types), rows)]
+
+
+def test_local_bundles_are_cut_by_size_and_fold_retractions():
+    rows = [(I, ("a", 10)), (I, ("b", 5)), (I, ("a", 7)), (UB, ("a", 10)), (UA, ("a", 4))]
+    bundles = local(rows, 3, key_types=("DECIMAL",))       # arrival order (not emulated)
+    assert bundles == [
+        (("a",), 2, [2, [17, 2], {10: 1, 7: 1}, {10: 1, 7: 1}]),
+        (("b",), 1, [1, [5, 1], {5: 1}, {5: 1}]),
+        (("a",), 0, [0, [-6, 0], {10: -1, 4: 1}, {10: -1, 4: 1}]),
+    ]
+
+
+def test_local_bundle_flushes_its_keys_in_flinks_hash_map_order():
+    """BIGINT keys 2, 3, 1 come back from Flink's bundle as 3, 2, 1
+    (GroupAggregateTestPrograms#GROUP_BY_DISTINCT_MINI_BATCH relies on it)."""
+    rows = [(I, (2, 1)), (I, (3, 1)), (I, (1, 1))]
+    assert [key for key, _, _ in local(rows, 10, key_types=("BIGINT",))] == [(3,), (2,), (1,)]
+
+
+def test_binary_row_layout_and_hash():
+    assert binary_row((1,), ("BIGINT",)) == bytes(8) + (1).to_bytes(8, "little")
+    assert binary_row((None,), ("INT",)) == bytes([0, 1]) + bytes(6) + bytes(8)
+    assert binary_row(("ab",), ("STRING",)) == bytes(8) + b"ab" + bytes(5) + bytes([0x82])
+    long = binary_row(("abcdefghi",), ("STRING",))
+    assert long[8:16] == ((16 << 32) | 9).to_bytes(8, "little") and long[16:] == b"abcdefghi" + bytes(7)
+    # Murmur3 x86 32 over words, seed 42: the value Java's BinaryRowData.hashCode gives
+    assert hash_by_words(binary_row((1,), ("BIGINT",))) == 1465514398
+    assert capacity(12) == 16 and capacity(13) == 32
+    assert hash_map_order([(Decimal(1),)], ("DECIMAL",)) is None
+
+
+def test_accumulators_travel_as_columns_and_merge():
+    acc = create(CALLS)
+    acc.row_count, acc.values = 2, [2, [17, 2], {10: 1, 7: 1}, {10: 1, 7: 1}]
+    back = from_columns(to_columns(acc, CALLS), CALLS)
+    assert (back.row_count, back.values) == (acc.row_count, acc.values)
+    other = create(CALLS)
+    other.row_count, other.values = 0, [0, [-6, 0], {10: -1, 4: 1}, {10: -1, 4: 1}]
+    merged = merge(CALLS, back, other)
+    assert (merged.row_count, merged.values) == (2, [2, [11, 2], {7: 1, 4: 1}, {7: 1, 4: 1}])
+
+
+def global_core(size=3, update_before=True, ttl_ms=0):
+    return GlobalAggCore(GlobalAggParams(1, CALLS, size, update_before, ttl_ms))
+
+
+def bundle(*rows):
+    return [acc for _, acc in local_bundles(LocalAggParams((0,), CALLS, 100), rows)]
+
+
+def test_global_bundle_inserts_updates_and_deletes_like_finish_bundle():
+    core, out = global_core(), []
+    state = core.finish_bundle(("a",), None, bundle((I, ("a", 1)), (I, ("a", 3))), out)
+    assert out == [(I.code, ("a", 2, 4, 3, 2))]
+    out.clear()
+    state = core.finish_bundle(("a",), state, bundle((I, ("a", 3)), (D, ("a", 3))), out)
+    assert out == [] and state.row_count == 2          # an unchanged result emits nothing
+    state = core.finish_bundle(("a",), state, bundle((D, ("a", 1))), out)
+    assert out == [(UB.code, ("a", 2, 4, 3, 2)), (UA.code, ("a", 1, 3, 3, 1))]
+    out.clear()
+    assert core.finish_bundle(("a",), state, bundle((D, ("a", 3))), out) is None
+    assert out == [(D.code, ("a", 1, 3, 3, 1))]
+
+
+def test_global_bundle_without_update_before_and_with_ttl():
+    core, out = global_core(update_before=False, ttl_ms=1000), []
+    state = core.finish_bundle(("a",), None, bundle((I, ("a", 1))), out)
+    core.finish_bundle(("a",), state, bundle((I, ("a", 1)), (D, ("a", 1))), out)
+    # with state TTL an unchanged result is emitted again (Flink refreshes downstream state)
+    assert out == [(I.code, ("a", 1, 1, 1, 1)), (UA.code, ("a", 1, 1, 1, 1))]
+
+
+def test_a_retraction_first_seen_in_a_bundle_of_a_new_key_emits_nothing():
+    out = []
+    assert global_core().finish_bundle(("a",), None, bundle((I, ("a", 1)), (D, ("a", 1))),
+                                       out) is None
+    assert out == []

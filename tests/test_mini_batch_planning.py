@@ -1,0 +1,82 @@
+"""Planning with table.exec.mini-batch.*: Flink's two-phase plan, its checks, and what is
+refused by name. Without mini-batch nothing changes (every plan snapshot shows it)."""
+from __future__ import annotations
+
+import pytest
+
+from streamplan.api import TableEnvironment
+from streamplan.errors import OptionError, PlanningError, UnsupportedSqlError
+
+pytestmark = pytest.mark.spark
+
+DDL = """
+CREATE TABLE T (k STRING, v INT) WITH ('connector' = 'values');
+CREATE TABLE U (k STRING, w INT) WITH ('connector' = 'values');
+CREATE TABLE C (k STRING, v INT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'values', 'changelog-mode' = 'I,UB,UA,D');
+CREATE TABLE S (k STRING, n BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE J (k STRING, v INT, w INT)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+AGGREGATE = "INSERT INTO S SELECT k, COUNT(DISTINCT v) FROM T GROUP BY k"
+MINI_BATCH = {"table.exec.mini-batch.enabled": "true",
+              "table.exec.mini-batch.allow-latency": "2 s", "table.exec.mini-batch.size": "3"}
+
+
+def environment(spark, **options):
+    env = TableEnvironment(spark=spark)
+    for key, value in options.items():
+        env.config.set(key, value)
+    env.execute_sql(DDL)
+    return env
+
+
+def test_mini_batch_plans_an_assigner_a_local_and_a_global_aggregate(spark):
+    plan = environment(spark, **MINI_BATCH).compile_sql(AGGREGATE)
+    assert [node.type for node in plan.nodes] == [
+        "stream-exec-table-source-scan_1", "stream-exec-mini-batch-assigner_1",
+        "stream-exec-local-group-aggregate_1", "stream-exec-global-group-aggregate_1",
+        "stream-exec-sink_1"]
+    assigner, local, global_ = plan.nodes[1:4]
+    assert assigner.description == "MiniBatchAssigner(interval=[2000ms], mode=[ProcTime])"
+    assert list(local.row_type.names) == ["k", "distinct$0", "count1$1"]
+    assert global_.configuration == {"table.exec.mini-batch.enabled": "true",
+                                     "table.exec.mini-batch.size": "3"}
+    assert global_.local_agg_input_row_type == "ROW<`k` STRING, `v` INT>"
+    assert global_.state[0].name == "globalGroupAggregateState"
+
+
+def test_without_mini_batch_the_aggregate_is_one_node(spark):
+    plan = environment(spark, **{"table.optimizer.agg-phase-strategy": "TWO_PHASE"}).compile_sql(
+        AGGREGATE)
+    assert [node.type for node in plan.nodes] == [
+        "stream-exec-table-source-scan_1", "stream-exec-group-aggregate_1", "stream-exec-sink_1"]
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("table.exec.mini-batch.allow-latency", "0 ms", "MiniBatch Latency must be greater than 0 ms"),
+    ("table.exec.mini-batch.size", "0", "'table.exec.mini-batch.size' must be > 0"),
+])
+def test_mini_batch_needs_a_latency_and_a_size(spark, option, value, message):
+    env = environment(spark, **{**MINI_BATCH, option: value})
+    with pytest.raises(PlanningError, match=message):
+        env.compile_sql(AGGREGATE)
+
+
+def test_a_bad_strategy_is_an_option_error(spark):
+    with pytest.raises(OptionError, match="is not one of AUTO, ONE_PHASE, TWO_PHASE"):
+        environment(spark, **{"table.optimizer.agg-phase-strategy": "THREE_PHASE"})
+
+
+@pytest.mark.parametrize("options, sql, message", [
+    ({"table.optimizer.distinct-agg.split.enabled": "true"}, AGGREGATE,
+     "stream-exec-incremental-group-aggregate"),
+    (MINI_BATCH, "INSERT INTO J SELECT T.k, v, w FROM T JOIN U ON T.k = U.k",
+     "'stream-exec-join_2'"),
+    ({**MINI_BATCH, "table.exec.source.cdc-events-duplicate": "true"},
+     "INSERT INTO S SELECT k, CAST(v AS BIGINT) FROM C", "'stream-exec-changelog-normalize_1'"),
+])
+def test_what_flink_runs_otherwise_is_refused_by_name(spark, options, sql, message):
+    env = environment(spark, **options)
+    with pytest.raises(UnsupportedSqlError, match=message):
+        env.compile_sql(sql)

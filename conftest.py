@@ -2,6 +2,8 @@
 session (JVM start ~10 s)."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest_plugins = ["harness.pytest_plugin"]
@@ -11,4 +13,15 @@ pytest_plugins = ["harness.pytest_plugin"]
 def spark():
     from streamplan.runtime.session import spark_session
 
-    return spark_session()
+    return spark_session(shuffle_partitions=session_shuffle_partitions(os.environ))
+
+
+def session_shuffle_partitions(environ) -> int | None:
+    """One shuffle partition for the queries a local test session starts afresh (semantic
+    runs, tests' own generations): a fifth less time per semantic run, and no check depends
+    on the count — restores keep the two partitions their fixtures' checkpoints pinned, and
+    fixtures are generated (`harness generate`) with the default two. A cluster session, or
+    $STREAMPLAN_SHUFFLE_PARTITIONS, keeps its own."""
+    if environ.get("STREAMPLAN_MASTER") or environ.get("STREAMPLAN_SHUFFLE_PARTITIONS"):
+        return None
+    return 1

@@ -504,7 +504,7 @@ def junit_cases(path):
     return {case.get("name"): case for case in ET.parse(path).getroot().iter("testcase")}
 
 
-def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
+def test_the_gate_passes_on_clean_fixtures_whole_and_in_two_shards(snapshots, tmp_path, capsys):
     junit = tmp_path / "gate.xml"
     assert run_gate(snapshots, junit, programs=GATE_PROGRAMS) == 0
     cases = junit_cases(junit)
@@ -520,9 +520,26 @@ def test_the_gate_passes_on_clean_fixtures(snapshots, tmp_path, capsys):
     assert len(expected) == (len(CHECKS) + 1) + (len(PROGRAMS) + 2) + 2 + len(PROGRAMS)
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
     fixtures, programs = len(PROGRAMS) + 2, len(PROGRAMS)
-    assert (f"gate PASSED: audit 6/6 checks passed, restore {fixtures}/{fixtures} fixtures "
-            f"restored, migration 2/2 older fixtures migrated, semantic {programs}/{programs} "
-            f"programs passed") in capsys.readouterr().out
+    unsharded = [line for line in capsys.readouterr().out.splitlines()
+                 if line.startswith("gate PASSED")]
+    assert unsharded == [f"gate PASSED: audit 6/6 checks passed, restore {fixtures}/{fixtures} "
+                         f"fixtures restored, migration 2/2 older fixtures migrated, semantic "
+                         f"{programs}/{programs} programs passed"]
+
+    # Two shards of the same gate partition it, and their reports merge into the whole.
+    from harness.report_merge import merge_reports
+
+    shards = [tmp_path / f"shard{k}.xml" for k in (1, 2)]
+    for k, shard in enumerate(shards, 1):
+        assert run_gate(snapshots, shard, programs=GATE_PROGRAMS, shard=f"{k}/2") == 0
+        assert f"gate PASSED (shard {k}/2): " in capsys.readouterr().out
+    one, two = (set(junit_cases(shard)) for shard in shards)
+    assert one and two and not one & two and one | two == set(cases)
+    assert "test_audit_programs_load" in one
+    summary = merge_reports(tmp_path / "merged.xml", tmp_path / "merged.html", shards)
+    assert set(junit_cases(tmp_path / "merged.xml")) == set(cases)
+    assert unsharded == [summary]
+    assert (tmp_path / "merged.html").read_text().count('class="verdict-PASSED"') == 1
 
 
 def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots, tmp_path, capsys,
@@ -551,25 +568,6 @@ def test_a_failing_gate_carries_the_failure_into_junit_and_the_summary(snapshots
     assert "gate FAILED: restore 0/1 fixtures restored" in out
     assert ("✗ restore calc_1/calc-tiny: program calc-tiny, after restore: the sink output differs "
             "from the expectation (- expected, + actual):") in out
-
-
-def test_two_shards_of_the_gate_partition_it_and_merge_into_the_whole(snapshots, tmp_path, capsys):
-    from harness.report_merge import merge_reports
-
-    whole = tmp_path / "gate.xml"
-    assert run_gate(snapshots, whole, programs=GATE_PROGRAMS) == 0
-    unsharded = [line for line in capsys.readouterr().out.splitlines() if line.startswith("gate PASSED")]
-    shards = [tmp_path / f"shard{k}.xml" for k in (1, 2)]
-    for k, junit in enumerate(shards, 1):
-        assert run_gate(snapshots, junit, programs=GATE_PROGRAMS, shard=f"{k}/2") == 0
-        assert f"gate PASSED (shard {k}/2): " in capsys.readouterr().out
-    one, two = (set(junit_cases(junit)) for junit in shards)
-    assert one and two and not one & two and one | two == set(junit_cases(whole))
-    assert "test_audit_programs_load" in one
-    summary = merge_reports(tmp_path / "merged.xml", tmp_path / "merged.html", shards)
-    assert set(junit_cases(tmp_path / "merged.xml")) == set(junit_cases(whole))
-    assert unsharded == [summary]
-    assert (tmp_path / "merged.html").read_text().count('class="verdict-PASSED"') == 1
 
 
 def test_the_gate_fails_on_audit_findings(tmp_path, capsys):

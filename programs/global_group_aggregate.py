@@ -10,11 +10,7 @@ from __future__ import annotations
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from streamplan.errors import UnsupportedSqlError
 
-
-def mini_batch(builder, size: int, latency: str = "1 s"):
-    return (builder.setup_config("table.exec.mini-batch.enabled", "true")
-            .setup_config("table.exec.mini-batch.allow-latency", latency)
-            .setup_config("table.exec.mini-batch.size", str(size)))
+from ._mini_batch import mini_batch
 
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest

@@ -83,17 +83,8 @@ class StreamExecGroupAggregate(KeyedNode):
         return frozenset(kinds)
 
     def check_input_changelog(self, inputs, origins) -> None:
-        kinds = inputs[0]
-        if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
-            producer = origins[0][RowKind.UPDATE_AFTER]
-            raise ChangelogModeError(
-                f"Group aggregate node {self.id} needs the update-before rows (-U) of its input "
-                f"to retract exactly, but node {producer.id} '{producer.type}' "
-                f"({producer.description}) emits updates without them.")
-        if kinds != INSERT_ONLY and not self.need_retraction:
-            raise ChangelogModeError(
-                f"Group aggregate node {self.id} has needRetraction=false but its input emits "
-                f"retractions; the plan was edited inconsistently.")
+        check_retractable_input(f"Group aggregate node {self.id}", self.need_retraction,
+                                inputs, origins)
 
     def output_unique_keys(self, inputs, input_keys):
         return [list(range(len(self.grouping)))]
@@ -129,3 +120,19 @@ def accumulator_ddls(agg_calls: list[AggCallSpec], row: RowType):
 
 def _ddl(sql_type: SqlType) -> str:
     return sql_type.to_spark().simpleString().upper()
+
+
+def check_retractable_input(node: str, need_retraction: bool, inputs, origins) -> None:
+    """An aggregate that accumulates its input (the group aggregate, the local one of
+    mini-batch) retracts exactly only with -U rows, and only when its plan says so."""
+    kinds = inputs[0]
+    if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+        producer = origins[0][RowKind.UPDATE_AFTER]
+        raise ChangelogModeError(
+            f"{node} needs the update-before rows (-U) of its input to retract exactly, but node "
+            f"{producer.id} '{producer.type}' ({producer.description}) emits updates without "
+            f"them.")
+    if kinds != INSERT_ONLY and not need_retraction:
+        raise ChangelogModeError(
+            f"{node} has needRetraction=false but its input emits retractions; the plan was "
+            f"edited inconsistently.")

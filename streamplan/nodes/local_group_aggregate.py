@@ -5,13 +5,12 @@ to the global aggregate; it keeps no state. Here a bundle is at most
 `table.exec.mini-batch.size` rows of a micro-batch (runtime/mini_batch_aggregate.py)."""
 from __future__ import annotations
 
-from ..changelog import INSERT_ONLY, RowKind
-from ..errors import ChangelogModeError
+from ..changelog import INSERT_ONLY
 from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from ..types import Field, RowType, SqlType, parse_type
 from .base import ExecNode
 from .fields import FieldIndex
-from .group_aggregate import AggCallSpec, runtime_calls, sum_type
+from .group_aggregate import AggCallSpec, check_retractable_input, runtime_calls, sum_type
 from .metadata import exec_node
 
 BYTES = SqlType("BYTES")
@@ -67,17 +66,8 @@ class StreamExecLocalGroupAggregate(ExecNode):
         return INSERT_ONLY                 # accumulators, not results
 
     def check_input_changelog(self, inputs, origins) -> None:
-        kinds = inputs[0]
-        if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
-            producer = origins[0][RowKind.UPDATE_AFTER]
-            raise ChangelogModeError(
-                f"Local group aggregate node {self.id} needs the update-before rows (-U) of its "
-                f"input to retract exactly, but node {producer.id} '{producer.type}' "
-                f"({producer.description}) emits updates without them.")
-        if kinds != INSERT_ONLY and not self.need_retraction:
-            raise ChangelogModeError(
-                f"Local group aggregate node {self.id} has needRetraction=false but its input "
-                f"emits retractions; the plan was edited inconsistently.")
+        check_retractable_input(f"Local group aggregate node {self.id}", self.need_retraction,
+                                inputs, origins)
 
     def translate(self, ctx, inputs):
         from pyspark.sql import types as T

@@ -159,6 +159,13 @@ class GroupAggCore:
             if call.takes(row):
                 value = row[call.arg] if call.arg is not None else None
                 acc.values[index] = _apply(call, acc.values[index], value, sign)
+        return self.emit(key, first, before, acc, out)
+
+    def emit(self, key: tuple, first: bool, before: tuple, acc: Accumulators,
+             out: list[Output]) -> Optional[Accumulators]:
+        """What the key's change emits (GroupAggFunction's, also MiniBatchGlobalGroupAggFunction's
+        finishBundle): -D when no row is left, +I for a new key, -U/+U when the result changed
+        (or always with TTL); returns the state to keep (None: cleared)."""
         after = self.results(acc)
         if acc.row_count == 0:
             if not first:

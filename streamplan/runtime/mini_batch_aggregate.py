@@ -189,9 +189,8 @@ class GlobalAggCore:
 
     def __init__(self, params: GlobalAggParams):
         self.p = params
-        self.results = GroupAggCore(GroupAggParams(params.key_arity, params.calls,
-                                                   params.generate_update_before,
-                                                   params.ttl_ms)).results
+        self.core = GroupAggCore(GroupAggParams(params.key_arity, params.calls,
+                                                params.generate_update_before, params.ttl_ms))
 
     def finish_bundle(self, key: tuple, state: Optional[Accumulators],
                       locals_: list[Accumulators], out: list[Output]) -> Optional[Accumulators]:
@@ -204,20 +203,9 @@ class GlobalAggCore:
         first = state is None
         if first:
             state = create(calls)
-        before = self.results(state)
+        before = self.core.results(state)
         merge(calls, state, buffer)
-        after = self.results(state)
-        if state.row_count != 0:
-            if first:
-                out.append((RowKind.INSERT.code, key + after))
-            elif self.p.ttl_ms > 0 or before != after:
-                if self.p.generate_update_before:
-                    out.append((RowKind.UPDATE_BEFORE.code, key + before))
-                out.append((RowKind.UPDATE_AFTER.code, key + after))
-            return state
-        if not first:
-            out.append((RowKind.DELETE.code, key + before))
-        return None
+        return self.core.emit(key, first, before, state, out)
 
 
 def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],

@@ -258,7 +258,6 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
 
 # Flink's mini-batch operators for nodes that run row by row here.
 MINI_BATCH_VARIANTS = {
-    "stream-exec-changelog-normalize": "ProcTimeMiniBatchDeduplicateKeepLastRowFunction",
     "stream-exec-deduplicate": "the ProcTime/RowTimeMiniBatchDeduplicate functions",
     "stream-exec-join": "MiniBatchStreamingJoinOperator",
 }

@@ -9,6 +9,7 @@ takes the smaller of its inputs' watermarks; windows open at the restore are joi
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import ChangelogModeError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -381,3 +382,28 @@ PROGRAMS = [WINDOW_JOIN_INNER_TUMBLE_EVENT_TIME, WINDOW_JOIN_LEFT_TUMBLE_EVENT_T
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING: dict[str, str] = {}
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures. An updating input reaches the window join through the window TVF
+# (which passes row kinds through): the join, whose operator takes inserts only, refuses it
+# and names the source that produces the updates, as Flink's changelog inference does.
+WINDOW_JOIN_REFUSES_UPDATES = (
+    TableTestProgram.of("window-join-refuses-updates", "a window join over an updating input is "
+                        "refused, naming the node that produces the updates")
+    .setup_table_source(SourceTestStep.new_builder("L")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .add_option("changelog-mode", "I,UB,UA,D").build())
+    .setup_table_source(SourceTestStep.new_builder("R")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO S SELECT L.k FROM "
+                     "TABLE(TUMBLE(TABLE L, DESCRIPTOR(ts), INTERVAL '5' SECOND)) L JOIN "
+                     "TABLE(TUMBLE(TABLE R, DESCRIPTOR(ts), INTERVAL '5' SECOND)) R "
+                     "ON L.k = R.k AND L.window_start = R.window_start "
+                     "AND L.window_end = R.window_end", ChangelogModeError,
+                     "doesn't support consuming update and delete changes")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_JOIN_REFUSES_UPDATES]

@@ -190,14 +190,18 @@ def join_query(tvf: str, join_type: str) -> str:
 
 
 def semi_anti_query(exists: str) -> str:
+    """The SQL of WINDOW_JOIN_SEMI / ANTI_TUMBLE_EVENT_TIME, whitespace and all."""
     return ("INSERT INTO sink_t SELECT window_start, window_end, name, id, num, 'NOT_PRESENT', 0\n"
             "           FROM (\n"
-            "               SELECT * FROM TABLE(TUMBLE(TABLE source_one_t, DESCRIPTOR(row_time), INTERVAL '5' SECOND))\n"
+            "               SELECT * FROM TABLE(TUMBLE(TABLE source_one_t, "
+            "DESCRIPTOR(row_time), INTERVAL '5' SECOND))\n"
             f"           ) L WHERE {exists} (\n"
             "             SELECT * FROM (   \n"
-            "               SELECT * FROM TABLE(TUMBLE(TABLE source_two_t, DESCRIPTOR(row_time), INTERVAL '5' SECOND))\n"
+            "               SELECT * FROM TABLE(TUMBLE(TABLE source_two_t, "
+            "DESCRIPTOR(row_time), INTERVAL '5' SECOND))\n"
             "             ) R "
-            "             WHERE L.name = R.name AND L.window_start = R.window_start AND L.window_end = R.window_end)")
+            "             WHERE L.name = R.name AND L.window_start = R.window_start "
+            "AND L.window_end = R.window_end)")
 
 
 WINDOW_JOIN_INNER_TUMBLE_EVENT_TIME = flink_program(

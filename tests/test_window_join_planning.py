@@ -15,7 +15,8 @@ CREATE TABLE L (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'values');
 CREATE TABLE R (k STRING, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'values');
-CREATE TABLE S (k STRING, v INT, w INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE S (k STRING, v INT, w INT)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 """
 TUMBLE = "TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
 HOP = "TABLE(HOP(TABLE {t}, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))"
@@ -30,8 +31,8 @@ def env(spark):
 
 def joins(env, left, right, condition):
     plan = env.compile_sql(f"INSERT INTO S SELECT l.k, l.v, r.w FROM {left.format(t='L')} l "
-                           f"JOIN (SELECT k, w, window_start, window_end FROM {right.format(t='R')}) r "
-                           f"ON {condition}")
+                           f"JOIN (SELECT k, w, window_start, window_end "
+                           f"FROM {right.format(t='R')}) r ON {condition}")
     return [n for n in plan.nodes if "join" in n.type]
 
 

@@ -79,6 +79,30 @@ def _upsert(kind: str, k: str, rate: int, second: int) -> dict:
     return {"kind": kind, "values": [k, rate, at(second)]}
 
 
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# The probe row waits across the restore (watermark :01) and joins the version of :01 at the
+# end of input; the one after the restore joins the newer version.
+TINY = (
+    TableTestProgram.of("temporal-join-tiny", "a probe row waiting across the restore joins the "
+                        "version valid at its time")
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(SourceTestStep.new_builder("Rates")
+                        .add_schema("k STRING", "rate INT", "rt TIMESTAMP(3)",
+                                    "WATERMARK FOR rt AS rt", "PRIMARY KEY (k) NOT ENFORCED")
+                        .producing_before_restore(["a", 10, at(1)])
+                        .producing_after_restore(["a", 11, at(7)]).build())
+    .setup_table_source(SourceTestStep.new_builder("Orders")
+                        .add_schema("id INT", "k STRING", "ot TIMESTAMP(3)",
+                                    "WATERMARK FOR ot AS ot")
+                        .producing_before_restore([1, "a", at(5)])
+                        .producing_after_restore([2, "a", at(8)]).build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "rate INT")
+                      .consuming_after_restore("+I[1, 10]", "+I[2, 11]").build())
+    .run_sql("INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o "
+             "JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.k = r.k")
+    .build())
+
 # A phase a micro-batch. Before the restore the join's watermark reaches :05 (Orders :06,
 # Rates :05): orders 1 to 4 leave, joined with the version valid at their time (a's +I and
 # +U arrive in one batch; NULL keys find no version and are padded); orders 5 (b) and 6
@@ -124,4 +148,45 @@ TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE = (
 PROGRAMS = [TEMPORAL_JOIN_TABLE_JOIN, TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE]
 
 NOT_PASSING: dict[str, str] = {}
-FAILING_PROGRAMS: list[TableTestProgram] = []
+
+
+# --- statements Flink refuses (its messages, from PyFlink 2.3's planner) ---------------------
+
+def _refused(id: str, description: str, rates_schema: tuple[str, ...], query: str,
+             message: str) -> TableTestProgram:
+    return (TableTestProgram.of(id, description)
+            .setup_table_source(SourceTestStep.new_builder("Rates").add_schema(*rates_schema)
+                                .build())
+            .setup_table_source(SourceTestStep.new_builder("Orders")
+                                .add_schema("id INT", "k STRING", "ot TIMESTAMP(3)",
+                                            "pt AS PROCTIME()", "WATERMARK FOR ot AS ot")
+                                .build())
+            .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "rate INT")
+                              .add_option("sink-insert-only", "false")
+                              .consuming_before_restore().build())
+            .run_failing_sql(f"INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o {query}",
+                             PlanningError, message)
+            .build())
+
+
+VERSIONED = ("k STRING", "rate INT", "rt TIMESTAMP(3)", "WATERMARK FOR rt AS rt",
+             "PRIMARY KEY (k) NOT ENFORCED")
+
+FAILING_PROGRAMS = [
+    _refused("temporal-join-refuses-proctime", "a processing-time temporal join against a "
+             "versioned table (Flink runs one only against a lookup source)", VERSIONED,
+             "JOIN Rates FOR SYSTEM_TIME AS OF o.pt AS r ON o.k = r.k",
+             "Processing-time temporal join is not supported yet."),
+    _refused("temporal-join-refuses-no-primary-key", "a versioned table needs a primary key",
+             VERSIONED[:4], "JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.k = r.k",
+             "Temporal Table Join requires primary key in versioned table, but no primary key "
+             "can be found."),
+    _refused("temporal-join-refuses-key-outside-condition", "the versioned table's primary key "
+             "must be in the condition's equalities", VERSIONED,
+             "JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.id = r.rate",
+             "Temporal Table Join requires primary key in versioned table, but no primary key "
+             "can be found."),
+    _refused("temporal-join-refuses-right-join", "a temporal join is INNER or LEFT", VERSIONED,
+             "RIGHT JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.k = r.k",
+             "Unknown join type RIGHT"),
+]

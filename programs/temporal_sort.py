@@ -66,6 +66,55 @@ TEMPORAL_SORT_ROWTIME = (
     .run_sql("insert into sink_t SELECT `int` FROM source_t order by rowtime, `double`")
     .build())
 
-PROGRAMS = [TEMPORAL_SORT_PROCTIME, TEMPORAL_SORT_ROWTIME]
+# --- our own ---------------------------------------------------------------------------------
+
+def at(second: int) -> str:
+    return f"2024-01-01 10:00:{second:02d}"
+
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# The row at :05 waits across the restore (watermark :04) and leaves before the one at :06.
+TINY = (
+    TableTestProgram.of("temporal-sort-tiny", "a row waiting across the restore leaves in time "
+                        "order")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("ts TIMESTAMP(3)", "v INT",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore([at(5), 1])
+                        .producing_after_restore([at(6), 2]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("v INT")
+                      .consuming_after_restore("+I[1]", "+I[2]").build())
+    .run_sql("INSERT INTO S SELECT v FROM T ORDER BY ts")
+    .build())
+
+# A phase a micro-batch; watermark = ts - 1 s. Before the restore it reaches :04 (the batch's
+# latest row is at :05): :01 (w NULL first, then 2.0) and :03 leave, the two :05 rows wait in
+# the state across the restore. After it a third :05 row arrives (after the last emitted time
+# :03, so not late although behind the watermark) and sorts between them; :08 follows at the
+# end of input. Expected rows: PyFlink 2.3 on the same rows and query (`ORDER BY ts, w`).
+TEMPORAL_SORT_ACROSS_RESTORE = (
+    TableTestProgram.of("temporal-sort-across-restore", "rows of one time wait across the "
+                        "restore and sort with one arriving after it; NULLs in the second column")
+    .in_batches("phase")
+    .setup_table_source(
+        SourceTestStep.new_builder("T")
+        .add_schema("ts TIMESTAMP(3)", "v INT", "w DOUBLE",
+                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+        .producing_before_restore([at(1), 1, 2.0], [at(1), 2, None], [at(3), 3, 1.0],
+                                  [at(5), 4, None], [at(5), 5, 0.5])
+        .producing_after_restore([at(5), 6, 0.1], [at(8), 7, None])
+        .build())
+    .setup_table_sink(
+        SinkTestStep.new_builder("S")
+        .add_schema("v INT", "w DOUBLE")
+        .add_option("sink-insert-only", "false")
+        .consuming_before_restore("+I[2, null]", "+I[1, 2.0]", "+I[3, 1.0]")
+        .consuming_after_restore("+I[4, null]", "+I[6, 0.1]", "+I[5, 0.5]", "+I[7, null]")
+        .build())
+    .run_sql("INSERT INTO S SELECT v, w FROM T ORDER BY ts, w")
+    .build())
+
+PROGRAMS = [TEMPORAL_SORT_PROCTIME, TEMPORAL_SORT_ROWTIME, TEMPORAL_SORT_ACROSS_RESTORE]
 
 NOT_PASSING: dict[str, str] = {}

@@ -8,7 +8,8 @@ from streamplan.runtime.pyeval import compile_predicate
 from streamplan.runtime.temporal_join import (MAX_TIME, TemporalJoinCore, TemporalJoinParams,
                                               TemporalJoinState)
 
-I, UA, D = RowKind.INSERT.code, RowKind.UPDATE_AFTER.code, RowKind.DELETE.code
+I, UB, UA, D = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code, RowKind.UPDATE_AFTER.code,
+                RowKind.DELETE.code)
 # probe rows (currency, amount, t-ms); versions (currency, rate, t-ms)
 NAMES = ("lc", "amount", "lt", "rc", "rate", "rt")
 NULLS = (None, None, None)
@@ -87,6 +88,13 @@ def test_a_delete_ends_the_version_and_an_update_after_starts_one():
     assert h.step(6000) == [(I, ("Euro", 1, 2000, "Euro", 114, 1000)),
                             (I, ("Euro", 2, 4000) + NULLS),
                             (I, ("Euro", 3, 6000, "Euro", 120, 5000))]
+
+
+def test_update_before_rows_of_the_versioned_side_are_skipped():
+    h = Harness(params())
+    h.step(0, [("R", I, ("Euro", 114, 1000)), ("R", UB, ("Euro", 114, 1000)),
+               ("R", UA, ("Euro", 116, 3000)), ("L", I, ("Euro", 1, 2000))])
+    assert h.step(3000) == [(I, ("Euro", 1, 2000, "Euro", 114, 1000))]
 
 
 def test_a_later_version_of_the_same_time_replaces_the_earlier_one():

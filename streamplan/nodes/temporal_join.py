@@ -2,7 +2,10 @@
 LEFT, on event time (Flink's StreamExecTemporalJoin running TemporalRowTimeJoinOperator).
 
 The versioned side is a table with a primary key and a watermark, insert-only or a changelog
-(updates and deletes end a version; it needs no -U rows: Flink's ONLY_UPDATE_AFTER). The
+(an update starts a version, a delete ends one). It needs no -U rows (Flink's
+ONLY_UPDATE_AFTER): an upsert source's changelog normalize is then dropped, and the -U rows
+of a source that has them are skipped by the join, where Flink plans a DropUpdateBefore in
+front of it. The
 probe side is insert-only here. State is kept per join key (`runtime/temporal_join.py`); its
 retention is `table.exec.state.ttl` (Flink's min retention; max = 1.5 x), persisted in the
 plan's configuration as Flink's node has no FLIP-292 `state` entries.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from ..changelog import INSERT_ONLY, OP_COLUMN, RowKind
+from ..changelog import INSERT_ONLY, OP_COLUMN
 from ..options import STATE_TTL
 from ..types import RowType
 from .base import ExecNode
@@ -60,17 +63,11 @@ class StreamExecTemporalJoin(ExecNode):
         return INSERT_ONLY
 
     def check_input_changelog(self, inputs, origins) -> None:
-        left, right = inputs
+        left = inputs[0]              # the versioned side takes any changelog
         if left != INSERT_ONLY:
             raise self.unsupported_changes(f"Temporal join node {self.id} (left input)",
                                            left - INSERT_ONLY, origins[0],
                                            "A changelog probe side is not supported here.")
-        if RowKind.UPDATE_BEFORE in right:
-            raise self.unsupported_changes(
-                f"Temporal join node {self.id} (right input)", frozenset({RowKind.UPDATE_BEFORE}),
-                origins[1], "The versioned side takes only update-after rows (Flink drops the "
-                "-U rows in front of the join with a DropUpdateBefore, which is not planned "
-                "here): use an upsert source ('changelog-mode' = 'I,UA,D').")
 
     def needs_update_before(self, input_keys, downstream):
         return False                        # Flink's ONLY_UPDATE_AFTER for the versioned side

@@ -37,9 +37,9 @@ class TemporalJoinRules:
         item: exp.Table = join.this
         version = item.args["version"]
         join_type = _join_type(join, position)
-        if join_type not in (JoinType.INNER, JoinType.LEFT):
-            raise PlanningError(f"{where}: Temporal table join currently only support INNER JOIN "
-                                f"and LEFT JOIN, but was {join_type.value} JOIN.")
+        if join_type not in (JoinType.INNER, JoinType.LEFT):     # Calcite's Correlate
+            raise PlanningError(f"{where}: Unknown join type {join_type.value}: a temporal table "
+                                f"join is an INNER or a LEFT join")
         if item.name in ctx.ctes:
             raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF a view or CTE ('{item.name}'; a "
                                       f"versioned view needs Flink's deduplicate rewrite)",
@@ -48,36 +48,35 @@ class TemporalJoinRules:
         plain = item.copy()
         plain.set("version", None)
         right = self._relation(plain, ctx)
+        right_row = right.node.row_type
+        left, left_keys, right_keys, remaining = self._temporal_keys(
+            left, right, join, pushed, ctx)
+        if not table.primary_key or any(right_row.index(name) not in right_keys
+                                         for name in table.primary_key):
+            # Flink's TemporalJoinRewriteWithUniqueKeyRule: the versioned table's primary key,
+            # all of it within the condition's equalities
+            raise PlanningError(f"{where}: Temporal Table Join requires primary key in "
+                                f"versioned table, but no primary key can be found."
+                                + (f" (the primary key [{', '.join(table.primary_key)}] of "
+                                   f"'{table.name}' must be within the ON condition's "
+                                   f"equalities)" if table.primary_key else ""))
         period = version.args.get("expression")
-        left_scope = Scope(left.scope_fields, where)
         if not isinstance(period, exp.Column):
             raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF '{spark_sql(period)[:60]}' (only a "
                                       f"time attribute of the left table)", position.line,
                                       position.column, position.source)
-        left_time = left_scope.resolve(period)
+        left_time = Scope(left.scope_fields, where).resolve(period)
         if left_time.proctime:
+            # StreamExecTemporalJoin.createJoinOperator; a lookup source would be a lookup join
             raise PlanningError(f"{where}: Processing-time temporal join is not supported yet.")
         if not left_time.rowtime:
             raise PlanningError(
                 f"{where}: Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "
                 f"left table's time attribute field, but '{period.name}' is a regular column")
-        right_row = right.node.row_type
-        if not table.primary_key:
-            raise PlanningError(f"{where}: Temporal Table Join requires primary key in "
-                                f"versioned table, but no primary key can be found.")
         if right_row.rowtime_index is None:
             raise PlanningError(
                 f"{where}: Event-Time Temporal Table Join requires both primary key and row time "
                 f"attribute in versioned table, but no row time attribute can be found.")
-        left, left_keys, right_keys, remaining = self._temporal_keys(
-            left, right, join, pushed, ctx)
-        missing = [name for name in table.primary_key
-                   if right_row.index(name) not in right_keys]
-        if missing:
-            raise PlanningError(
-                f"{where}: Temporal table's primary key [{', '.join(table.primary_key)}] must be "
-                f"included in the equivalence condition of temporal join, but current temporal "
-                f"join condition is [{spark_sql(join.args['on']) if join.args.get('on') else ''}].")
         left_row = left.node.row_type
         out_fields, renamed = _join_fields(left_row, right_row, join_type)
         output = RowType(tuple(out_fields))

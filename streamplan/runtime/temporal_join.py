@@ -115,6 +115,8 @@ class TemporalJoinCore:
         self._register_processing_cleanup_timer(state, now)
 
     def process_right(self, state: TemporalJoinState, kind: int, row: tuple, now: int) -> None:
+        if kind == RowKind.UPDATE_BEFORE.code:
+            return              # Flink drops them in front of the join (DropUpdateBefore)
         time = self.right_time(row)
         state.put_right(time, (kind, row))
         self._register_smallest_timer(state, time)

@@ -3,9 +3,10 @@ LEFT, on event time (Flink's StreamExecTemporalJoin running TemporalRowTimeJoinO
 
 The versioned side is a table with a primary key and a watermark, insert-only or a changelog
 (an update starts a version, a delete ends one). It needs no -U rows (Flink's
-ONLY_UPDATE_AFTER): an upsert source's changelog normalize is then dropped, and the -U rows
-of a source that has them are skipped by the join, where Flink plans a DropUpdateBefore in
-front of it. The
+ONLY_UPDATE_AFTER): those that reach it are skipped by the join, where Flink plans a
+DropUpdateBefore in front of it (a retract source) or none at all. An upsert source's
+changelog normalize stays in the plan here: the watermark assigner over it asks for -U rows
+(its default UpdateKindTrait), so it rebuilds them, and the join skips them. The
 probe side is insert-only here. State is kept per join key (`runtime/temporal_join.py`); its
 retention is `table.exec.state.ttl` (Flink's min retention; max = 1.5 x), persisted in the
 plan's configuration as Flink's node has no FLIP-292 `state` entries.

@@ -34,7 +34,7 @@ class Harness:
     def step(self, watermark, rows=()):
         out = []
         self.core.cleanup_if_due(self.state, self.now)
-        self.core.on_watermark(self.state, watermark, out)
+        self.core.on_watermark(self.state, watermark, self.now, out)
         for side, kind, row in rows:
             (self.core.process_left if side == "L" else self.core.process_right)(
                 self.state, kind, row, self.now)
@@ -133,6 +133,15 @@ def test_state_retention_clears_the_key_after_the_max_retention():
     assert h.step(5000, [("L", I, ("Euro", 1, 5000))]) == []
     assert h.state.right == {} and h.state.left == {0: (I, ("Euro", 1, 5000))}
     assert h.step(5000) == []                            # no version left to join
+
+
+def test_the_timer_pushes_the_cleanup_time_on_while_state_is_left():
+    h = Harness(params(ttl=1000), now=0)
+    h.step(0, [("R", I, ("Euro", 114, 0)), ("L", I, ("Euro", 1, 3000))])
+    assert h.state.cleanup_time == 1500
+    h.now = 1000
+    assert h.step(3000) == [(I, ("Euro", 1, 3000, "Euro", 114, 0))]
+    assert h.state.cleanup_time == 2500                 # the version is kept: pushed on
 
 
 def test_without_retention_no_cleanup_time_is_kept():

@@ -123,20 +123,26 @@ class TemporalJoinCore:
         self._register_processing_cleanup_timer(state, now)
 
     # --- timers ----------------------------------------------------------------------------
-    def on_watermark(self, state: TemporalJoinState, watermark: int, out: list[Output]) -> None:
+    def on_watermark(self, state: TemporalJoinState, watermark: int, now: int,
+                     out: list[Output]) -> None:
         """Fire the key's event-time timer when the watermark has reached it."""
         if state.timer is not None and state.timer <= watermark:
-            self.on_event_time(state, watermark, out)
+            self.on_event_time(state, watermark, now, out)
 
-    def on_event_time(self, state: TemporalJoinState, watermark: int, out: list[Output]) -> None:
-        """onEventTime: emit what the watermark completes, keep a timer for the rest."""
+    def on_event_time(self, state: TemporalJoinState, watermark: int, now: int,
+                      out: list[Output]) -> None:
+        """onEventTime: emit what the watermark completes, keep a timer for the rest; with
+        retention, push the cleanup time on while state is left, else drop it."""
         state.timer = None
         last_unprocessed = self._emit_result_and_clean_up_state(state, watermark, out)
         if last_unprocessed < MAX_TIME:
             state.timer = last_unprocessed
-        if self.p.state_cleaning_enabled and last_unprocessed == MAX_TIME and not state.right:
-            state.cleanup_time = None                          # cleanupLastTimer
-            state.next_index = None
+        if self.p.state_cleaning_enabled:
+            if last_unprocessed < MAX_TIME or state.right:
+                self._register_processing_cleanup_timer(state, now)
+            else:
+                state.cleanup_time = None                      # cleanupLastTimer
+                state.next_index = None
 
     def cleanup_if_due(self, state: TemporalJoinState, now: int) -> bool:
         """onProcessingTime / cleanupState: drop the key's state once its cleanup time has
@@ -299,7 +305,7 @@ class TemporalJoinProcessor(Processor):
                   CLEANUP_STATE: state.cleanup_time}
         out: list[Output] = []
         self.core.cleanup_if_due(state, now)
-        self.core.on_watermark(state, watermark, out)
+        self.core.on_watermark(state, watermark, now, out)
         for row in rows:
             side_is_left = row[SIDE_COLUMN] == 0
             kind = row[KIND_COLUMN]

@@ -154,9 +154,10 @@ NOT_PASSING: dict[str, str] = {}
 
 def _refused(id: str, description: str, rates_schema: tuple[str, ...], query: str,
              message: str) -> TableTestProgram:
+    """Rates is no lookup source ('disable-lookup'), as the filesystem table Flink refused."""
     return (TableTestProgram.of(id, description)
             .setup_table_source(SourceTestStep.new_builder("Rates").add_schema(*rates_schema)
-                                .build())
+                                .add_option("disable-lookup", "true").build())
             .setup_table_source(SourceTestStep.new_builder("Orders")
                                 .add_schema("id INT", "k STRING", "ot TIMESTAMP(3)",
                                             "pt AS PROCTIME()", "WATERMARK FOR ot AS ot")

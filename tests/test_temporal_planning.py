@@ -69,6 +69,8 @@ def test_the_temporal_sort_sorts_the_from_clause_and_projects_after_it(env):
      "ProcTimeSortOperator"),
     ("INSERT INTO Out SELECT c.id, r.rate FROM Changes AS c JOIN Rates FOR SYSTEM_TIME AS OF "
      "c.ot AS r ON c.k = r.k", ChangelogModeError, "Temporal join node"),
+    ("INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o JOIN Rates FOR SYSTEM_TIME AS OF o.pt "
+     "AS r ON o.k = r.k", UnsupportedSqlError, "stream-exec-lookup-join"),
     ("INSERT INTO Out SELECT r.rate, r.rate FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP "
      "'2024-01-01 00:00:00' AS r", UnsupportedSqlError, "outside a join"),
 ])

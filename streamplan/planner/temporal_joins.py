@@ -67,7 +67,14 @@ class TemporalJoinRules:
                                       position.column, position.source)
         left_time = Scope(left.scope_fields, where).resolve(period)
         if left_time.proctime:
-            # StreamExecTemporalJoin.createJoinOperator; a lookup source would be a lookup join
+            if table.options.get("disable-lookup", "false").lower() != "true":
+                # Flink's values source is a lookup source: StreamPhysicalLookupJoinRule
+                raise UnsupportedSqlError(
+                    f"FOR SYSTEM_TIME AS OF the processing-time attribute '{period.name}' of a "
+                    f"lookup-capable values table '{table.name}' (Flink plans a lookup join: "
+                    f"stream-exec-lookup-join, not implemented; with 'disable-lookup' = 'true' "
+                    f"Flink refuses it)", position.line, position.column, position.source)
+            # StreamExecTemporalJoin.createJoinOperator, for a source that is no lookup source
             raise PlanningError(f"{where}: Processing-time temporal join is not supported yet.")
         if not left_time.rowtime:
             raise PlanningError(

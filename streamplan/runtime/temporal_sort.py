@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Iterator, Optional
 
+from ..changelog import RowKind
 from .batch_rows import Output, emitted, plain, rows_of
 from .processor import Processor
 from .rank.top_n import SortField, compare_sort_keys
 from .timestamps import to_millis
-
-from ..changelog import RowKind
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 `add` puts an exec node at its latest version into the graph, and an INSERT is planned to
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
-the class: select, sources, joins, subqueries, ranks, aggregate_rule, changelog, unions,
-values_rule and limits. `_sql` (Spark SQL
+the class: select, sources, joins, subqueries, ranks, aggregate_rule, windows,
+window_joins, changelog, unions, values_rule and limits. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -45,13 +45,14 @@ from .temporal_sorts import TemporalSortRules
 from .type_resolver import SparkTypeResolver
 from .unions import UnionRules
 from .values_rule import ValuesRules
+from .window_joins import WindowJoinRules
 from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
-                  AggregateRules, WindowRules, ChangelogRules, UnionRules, ValuesRules,
-                  LimitRules, TemporalSortRules):
+                  AggregateRules, WindowRules, WindowJoinRules, ChangelogRules, UnionRules,
+                  ValuesRules, LimitRules, TemporalSortRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
@@ -261,7 +262,6 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
 
 # Flink's mini-batch operators for nodes that run row by row here.
 MINI_BATCH_VARIANTS = {
-    "stream-exec-changelog-normalize": "ProcTimeMiniBatchDeduplicateKeepLastRowFunction",
     "stream-exec-deduplicate": "the ProcTime/RowTimeMiniBatchDeduplicate functions",
     "stream-exec-join": "MiniBatchStreamingJoinOperator",
 }

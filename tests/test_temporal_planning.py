@@ -43,7 +43,7 @@ def test_a_left_key_expression_is_computed_in_front_of_the_join(env):
     assert join.left_time_attribute_index == 2 and join.right_time_attribute_index == 2
     # the upsert source's changelog normalize stays (the watermark assigner over it asks for
     # -U rows); the join skips them (core test)
-    assert node(plan, "stream-exec-changelog-normalize_1").generate_update_before
+    assert node(plan, "stream-exec-changelog-normalize").generate_update_before
 
 
 def test_where_conjuncts_join_an_inner_temporal_join(env):

@@ -58,7 +58,7 @@ class StreamExecTemporalSort(KeyedNode):
             return {}                               # forwarded: no state
         return super().state_layout(inputs)
 
-    def prepare(self, frame, input_row):
+    def prepare(self, frame, input_row, params):
         # Late rows are the processor's to drop (after the last emitted time, as Flink),
         # so the rowtime column loses the watermark mark that would make Spark filter
         # rows at or before the watermark first.

@@ -40,6 +40,8 @@ from .scope import spark_sql
 from .select import SelectRules
 from .sources import SourceRules, table_row_type, table_spec
 from .subqueries import SubqueryRules
+from .temporal_joins import TemporalJoinRules
+from .temporal_sorts import TemporalSortRules
 from .type_resolver import SparkTypeResolver
 from .unions import UnionRules
 from .values_rule import ValuesRules
@@ -48,9 +50,9 @@ from .windows import WindowRules
 
 
 @dataclass
-class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, WindowJoinRules, ChangelogRules, UnionRules, ValuesRules,
-                  LimitRules):
+class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
+                  AggregateRules, WindowRules, WindowJoinRules, ChangelogRules, UnionRules,
+                  ValuesRules, LimitRules, TemporalSortRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

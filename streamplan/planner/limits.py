@@ -2,8 +2,7 @@
 limit node (without ORDER BY: the first rows to arrive) or a sort-limit node (with ORDER BY:
 a global top-N), both Flink's ranks under a constant key with rank range m + 1 .. m + n, then
 the cast to the sink's columns. ORDER BY names columns of the SELECT list (by name, alias or
-position). ORDER BY without LIMIT is refused, as Flink refuses a sort on a non-time
-attribute in streaming.
+position). ORDER BY without LIMIT is the temporal sort rule's (temporal_sorts.py).
 """
 from __future__ import annotations
 
@@ -31,8 +30,10 @@ class LimitRules:
         position = ctx.position
         order = select.args.get("order")
         if select.args.get("limit") is None:
+            if order is not None and select.args.get("offset") is None:
+                return self._plan_temporal_sort(select, ctx, sink_row, top_level)
             raise UnsupportedSqlError(
-                "ORDER BY without LIMIT (a sort on a non-time attribute; Flink's "
+                "OFFSET without LIMIT (a sort on a non-time attribute; Flink's "
                 "stream-exec-sort needs table.exec.non-temporal-sort.enabled)", position.line,
                 position.column, position.source)
         fetch = _count(select.args["limit"].expression, "LIMIT", ctx)

@@ -17,6 +17,7 @@ from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
+from .temporal_joins import temporal_version
 from .windows import window_tvf_call
 
 
@@ -132,6 +133,12 @@ class SelectRules:
         subqueries = [c for c in conjuncts if subquery_predicate(c) is not None]
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
+            if temporal_version(join.this) is not None:      # temporal_joins.py
+                pushed = [c for c in conjuncts if not join.side and _joins_both_temporal(
+                    c, relation, join.this)]
+                conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
+                relation = self._temporal_join(relation, join, ctx, pushed)
+                continue
             right = self._relation(join.this, ctx)
             # a window TVF joined is its window table function's rows (a window join when
             # the condition pairs the windows: window_joins.py)
@@ -164,6 +171,10 @@ class SelectRules:
             return self._window_relation(item, tvf, ctx)
         if isinstance(item, exp.Values):
             return self._plan_values(item, ctx)            # values_rule.py
+        if temporal_version(item) is not None:
+            raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF on '{item.name}' outside a join "
+                                      f"(a temporal table is the right side of a JOIN)",
+                                      ctx.position.line, ctx.position.column, ctx.position.source)
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
             raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries, "
                                       f"CTEs and VALUES are supported)")
@@ -227,3 +238,13 @@ def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
         return f"CAST({expr} AS {want.to_spark().simpleString().upper()})"
     raise PlanningError(f"{where}: query column {expr} of type {got.text} cannot be written to "
                         f"sink column '{target.name}' of type {want.text}; add an explicit CAST")
+
+
+def _joins_both_temporal(conjunct: exp.Expression, left: Relation, right: exp.Table) -> bool:
+    """A WHERE conjunct an inner temporal join takes into its condition: it names the left
+    relation and the temporal table (by alias or name), and holds no subquery."""
+    if conjunct.find(exp.Subquery, exp.Exists, exp.AggFunc, exp.Window) is not None:
+        return False
+    right_names = {right.alias or right.name, right.name}
+    tables = {column.table for column in conjunct.find_all(exp.Column)}
+    return bool(tables & right_names) and bool(tables & set(left.names))

@@ -43,12 +43,13 @@ from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
 from .unions import UnionRules
 from .values_rule import ValuesRules
+from .window_ranks import WindowRankRules
 from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
+                  WindowRules, WindowRankRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..errors import PlanFormatError
+from ..options import LOCAL_TIME_ZONE
 from .fields import FieldIndex
 from .metadata import exec_node
 from .window_rank import WindowAttachedNode
 
 
 @exec_node(name="stream-exec-window-deduplicate", version=1, min_plan_version="0.3",
-           min_state_version="0.3")
+           min_state_version="0.3", consumed_options=(LOCAL_TIME_ZONE.key,))
 class StreamExecWindowDeduplicate(WindowAttachedNode):
     STATE_DOC = ("per partition key, window end -> the window's first (or last) row by row "
                  "time, and an event-time timer per pending window; a window's state is "

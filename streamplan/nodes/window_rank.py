@@ -16,6 +16,7 @@ from typing import ClassVar, Literal
 from ..changelog import INSERT_ONLY
 from ..durations import parse_duration_ms
 from ..errors import PlanFormatError
+from ..options import LOCAL_TIME_ZONE
 from ..types import RowType, quote_identifier
 from .base import PlanModel
 from .fields import FieldIndex
@@ -77,6 +78,15 @@ class WindowAttachedNode(KeyedNode):
                     f"node {self.id} ('{self.type}'): field 'windowing.{label}': input field "
                     f"{index} ({field.name} {field.type.text}) is not a TIMESTAMP")
 
+    def read_options(self, config):
+        # As Flink's plan, the node persists table.local-time-zone; windows over TIMESTAMP
+        # time attributes (the only ones here) do not shift by it (window_table_function.py).
+        return {"local_time_zone": config.get(LOCAL_TIME_ZONE)}
+
+    def translate(self, ctx, inputs):
+        ctx.options(self)                # reads (and so checks) the persisted options
+        return super().translate(ctx, inputs)
+
     @property
     def time_mode(self) -> str:
         return "EventTime"
@@ -92,7 +102,7 @@ class WindowAttachedNode(KeyedNode):
 
 
 @exec_node(name="stream-exec-window-rank", version=1, min_plan_version="0.3",
-           min_state_version="0.3")
+           min_state_version="0.3", consumed_options=(LOCAL_TIME_ZONE.key,))
 class StreamExecWindowRank(WindowAttachedNode):
     STATE_DOC = ("per partition key, window end -> the window's rows by sort key in arrival order "
                  "(Flink's TopNRecordsCombiner keeps only rows that can still rank), and an "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
 
 # The smallest program that crosses a restore (the harness's own tests run it; no fixtures).
 TINY = (
@@ -274,3 +275,22 @@ NOT_PASSING = {
     WINDOW_RANK_TUMBLE_TVF_AGG_MIN_TOP_N.id: _AFTER_WINDOW_AGGREGATE,
     WINDOW_RANK_TUMBLE_TVF_AGG_MAX_TOP_N.id: _AFTER_WINDOW_AGGREGATE,
 }
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+WINDOW_RANK_REFUSES_PROCTIME_ORDER = (
+    TableTestProgram.of("window-rank-refuses-proctime-order", "a window Top-N ordered by a "
+                        "processing-time attribute: refused by name")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "pt AS PROCTIME()",
+                                    "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "rn BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION "
+                     "BY window_start, window_end ORDER BY pt) AS rn FROM TABLE(TUMBLE(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND))) WHERE rn <= 2", UnsupportedSqlError,
+                     "ROW_NUMBER() over windows ordered by a processing-time attribute")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_RANK_REFUSES_PROCTIME_ORDER]

@@ -262,9 +262,10 @@ PROGRAMS = [WINDOW_RANK_TUMBLE_TVF_MIN_TOP_N, WINDOW_RANK_TUMBLE_TVF_MAX_TOP_N,
 
 _AFTER_WINDOW_AGGREGATE = (
     "the window rank over the window aggregate is planned as Flink plans it (WindowAttached "
-    "windowing on the aggregate's window_start and window_end), but two things before it do "
-    "not pass yet: at the default 'table.optimizer.agg-phase-strategy' AUTO Flink plans the "
-    "window aggregate in two phases (stream-exec-local-window-aggregate and "
+    "windowing on the aggregate's window_start and window_end) and runs (the same SQL with "
+    "'table.optimizer.agg-phase-strategy' = 'ONE_PHASE' and CAST(SUM(price) AS DECIMAL(10, 2)) "
+    "gives Flink's rows), but two things before it do not pass yet: at the default AUTO Flink "
+    "plans the window aggregate in two phases (stream-exec-local-window-aggregate and "
     "stream-exec-global-window-aggregate, which do not exist here; the planner runs it in one "
     "phase), and the sink refuses SUM(price), DECIMAL(38, 2), into total_price DECIMAL(10, 2) "
     "without an explicit CAST (a PlanningError), where Flink's INSERT casts implicitly")

@@ -147,3 +147,14 @@ def test_the_processor_fires_due_windows_before_a_batchs_rows():
     run.batch(0, ("a", 5, 10 * S))
     assert run.batch(11 * S, ("a", 1, 10 * S)) == [(5, 10 * S, 1)]
     assert run.store.maps[(WINDOW_RANK_STATE, ("a",))] == {}
+
+
+def test_over_a_window_aggregate_no_row_is_late():
+    """The window aggregate's rows arrive in the micro-batch whose watermark fired their
+    window; Flink's rank saw them before that watermark, so none is dropped."""
+    core = WindowRankCore(WindowRankParams(2, SCORE_ASC, 1, 2, True, drop_late_rows=False))
+    windows, timers, out = {}, set(), []
+    assert core.process(windows, timers, set(), [(I, ("a", 3, 10 * S)), (I, ("b", 1, 10 * S))],
+                        10 * S) == 0
+    core.fire_due(windows, timers, set(), 10 * S, out)
+    assert [values for _, values in out] == [("b", 1, 10 * S, 1), ("a", 3, 10 * S, 2)]

@@ -11,6 +11,7 @@ fired window are late and dropped (runtime/window_rank.py).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar, Literal
 
 from ..changelog import INSERT_ONLY
@@ -20,10 +21,11 @@ from ..options import LOCAL_TIME_ZONE
 from ..types import RowType, quote_identifier
 from .base import PlanModel
 from .fields import FieldIndex
-from .keyed import KeyedNode
+from .calc import StreamExecCalc
+from .keyed import KeyedNode, build_processor, transform_keyed
 from .metadata import exec_node
 from .rank import PartitionSpec, RankRange, SortSpec
-from .window_aggregate import WINDOW_KINDS, WindowSpec
+from .window_aggregate import WINDOW_KINDS, StreamExecWindowAggregate, WindowSpec
 
 _WATERMARK_METADATA = "spark.watermarkDelayMs"
 
@@ -83,9 +85,23 @@ class WindowAttachedNode(KeyedNode):
         # time attributes (the only ones here) do not shift by it (window_table_function.py).
         return {"local_time_zone": config.get(LOCAL_TIME_ZONE)}
 
+    def fed_by_window_aggregate(self, ctx) -> bool:
+        """Whether the input rows are a window aggregate's (through calcs): fired windows,
+        never late for this node (runtime/window_buffer.py)."""
+        (node,) = ctx.plan.inputs_of(self)
+        while isinstance(node, StreamExecCalc):
+            (node,) = ctx.plan.inputs_of(node)
+        return isinstance(node, StreamExecWindowAggregate)
+
     def translate(self, ctx, inputs):
         ctx.options(self)                # reads (and so checks) the persisted options
-        return super().translate(ctx, inputs)
+        (input_row,) = ctx.input_types(self)
+        params = replace(self.runtime_params(input_row),
+                         drop_late_rows=not self.fed_by_window_aggregate(ctx))
+        processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
+                                    input_row, self.row_type)
+        return transform_keyed(self.prepare(inputs[0], input_row), input_row,
+                               self.key_indexes(), processor, self.row_type, self.time_mode)
 
     @property
     def time_mode(self) -> str:

@@ -15,6 +15,11 @@ RowTimeSyncStateWindowDeduplicateProcessor):
 * the timer fires the window (`fireWindow`: the node emits from the window's state) and
   clears its state (`clearWindow`).
 
+Over a window aggregate (`drop_late_rows` False), no row is late: Flink's window aggregate
+emits a window's rows before it forwards the watermark that fired the window, so the rank
+sees them ahead of that watermark; on Spark both operators run a micro-batch at its one
+watermark, which has already reached the window's end, so the check would drop every row.
+
 Here a key's rows of one micro-batch are one buffer flush: `WindowBufferCore.process` drops
 the late rows, groups the rest by window in arrival order and hands each window's rows to
 the node's `combine`. Flink's result does not depend on where its buffer is flushed (the
@@ -67,7 +72,7 @@ class WindowBufferCore:
                                          f"{kind.short} ({list(row)}); its input must be "
                                          f"insert-only")
             end = self.window_end(row)
-            if fired(end, watermark):
+            if self.p.drop_late_rows and fired(end, watermark):
                 late += 1                    # numLateRecordsDropped
                 continue
             grouped.setdefault(end, []).append(row)

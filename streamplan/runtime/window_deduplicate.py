@@ -32,6 +32,7 @@ class WindowDeduplicateParams:
     window_end_index: int
     rowtime_index: int
     keep_last_row: bool
+    drop_late_rows: bool = True             # see window_buffer: False over a window aggregate
 
 
 class WindowDeduplicateCore(WindowBufferCore):

@@ -37,6 +37,7 @@ class WindowRankParams:
     rank_start: int
     rank_end: int
     output_rank_number: bool
+    drop_late_rows: bool = True             # see window_buffer: False over a window aggregate
 
     def __post_init__(self):
         if not 1 <= self.rank_start <= self.rank_end:

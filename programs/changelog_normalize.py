@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 
+from ._mini_batch import mini_batch
+
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
 # An upsert source: the row kept before the restore is retracted (-U) by an update after it.
@@ -213,20 +215,31 @@ CHANGELOG_NORMALIZE_NULL_KEY = (
     .run_sql("INSERT INTO S SELECT * FROM A")
     .build())
 
+# Mini-batch (node version 2, Flink's ProcTimeMiniBatchDeduplicateKeepLastRowFunction):
+# bundles of two rows, each phase one micro-batch. A bundle hands on only its key's last row:
+# (1, 10) and (2, 20) never reach the sink; after the restore the kept (1, 11) is retracted
+# by the bundle's last update (1, 13), and a bundle of a delete and a new key follows.
+# Expected rows: PyFlink 2.3 (parallelism 1, all rows in one stream: the same bundles).
+CHANGELOG_NORMALIZE_MINI_BATCH = (
+    mini_batch(TableTestProgram.of("changelog-normalize-mini-batch", "a bundle of two rows "
+                                   "hands on each key's last row; kept rows cross the restore"),
+               size=2)
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("A").add_schema(*ACCOUNTS)
+                        .add_option("changelog-mode", "I,UA,D")
+                        .producing_before_restore([1, 10], update(1, 11), [2, 20], update(2, 21))
+                        .producing_after_restore(update(1, 12), update(1, 13), delete(2, 0),
+                                                 [3, 30]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("id INT", "balance INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, 11]", "+I[2, 21]")
+                      .consuming_after_restore("-U[1, 11]", "+U[1, 13]", "-D[2, 21]",
+                                               "+I[3, 30]").build())
+    .run_sql("INSERT INTO S SELECT * FROM A")
+    .build())
+
 PROGRAMS = [CHANGELOG_NORMALIZE_UPSERT, CHANGELOG_NORMALIZE_DELETE,
             CHANGELOG_NORMALIZE_DUPLICATE_UPDATES, CHANGELOG_NORMALIZE_CDC_DUPLICATES,
-            CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_SOURCE, CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES, CHANGELOG_NORMALIZE_BATCHED,
-            CHANGELOG_NORMALIZE_NULL_KEY]
-
-# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-NOT_PASSING = {
-    CHANGELOG_SOURCE_MINI_BATCH.id: "with table.exec.mini-batch.enabled Flink runs the changelog "
-                                    "normalize in mini-batches "
-                                    "(ProcTimeMiniBatchDeduplicateKeepLastRowFunction; its plan "
-                                    "persists table.exec.mini-batch.enabled and .size), which "
-                                    "stream-exec-changelog-normalize does not implement (version "
-                                    "1 consumes no mini-batch option, and adding them changes "
-                                    "every landed plan of the node): planning refuses the "
-                                    "normalize by name",
-}
+            CHANGELOG_NORMALIZE_INTO_AGGREGATE, CHANGELOG_SOURCE, CHANGELOG_SOURCE_MINI_BATCH,
+            CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES, CHANGELOG_NORMALIZE_BATCHED,
+            CHANGELOG_NORMALIZE_NULL_KEY, CHANGELOG_NORMALIZE_MINI_BATCH]

@@ -143,8 +143,8 @@ NOT_PASSING = {
                                      "row-time mini-batches (a row-time "
                                      "stream-exec-mini-batch-assigner after each watermark "
                                      "assigner), which is not implemented: planning refuses the "
-                                     "source by name; besides, Flink's window join of two TUMBLE "
-                                     "window TVFs (stream-exec-window-join) is not a node here",
+                                     "source by name (the window join of its two TUMBLE window "
+                                     "TVFs, stream-exec-window-join, is a node here)",
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and

@@ -1,9 +1,14 @@
 """Changelog normalize without Spark: Flink's processLastRowOnChangelog record by record."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from streamplan.changelog import RowKind
 from streamplan.runtime.changelog_normalize import (ChangelogNormalizeCore,
-                                                    ChangelogNormalizeParams, state_layout)
+                                                    ChangelogNormalizeParams,
+                                                    ChangelogNormalizeProcessor,
+                                                    MiniBatchChangelogNormalizeProcessor,
+                                                    last_of_bundles, processor_class, state_layout)
 
 I, UB, UA, D = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 
@@ -92,3 +97,29 @@ def test_state_layout_keeps_the_last_row():
     assert state_layout(ChangelogNormalizeParams(True), "`id`: INT, `v`: STRING") == {
         "deduplicate-state": {"kind": "value", "value": "row STRUCT<`id`: INT, `v`: STRING>",
                               "ttl": "processing-time"}}
+
+
+# --- mini-batch (node version 2): ProcTimeMiniBatchDeduplicateKeepLastRowFunction ---------------
+
+def test_a_bundle_hands_on_only_the_keys_last_row_bundles_in_order():
+    # positions 0..5 of a micro-batch, bundles of 2 positions; this key's rows at 0, 1, 3, 4
+    rows = [(4, D, (1, "d")), (0, I, (1, "a")), (3, UA, (1, "c")), (1, UA, (1, "b"))]
+    assert last_of_bundles(rows, 2) == [(UA, (1, "b")), (UA, (1, "c")), (D, (1, "d"))]
+    # bundles of one: every row, in position order
+    assert [kind for kind, _ in last_of_bundles(rows, 1)] == [I, UA, UA, D]
+
+
+def test_a_mini_batch_normalize_emits_one_change_per_key_and_bundle():
+    n = Normalize()
+    rows = [(0, I, (1, "a")), (1, UA, (1, "b")), (2, UA, (1, "c")), (3, D, (1, "c"))]
+    out = [line for kind, row in last_of_bundles(rows, 2) for line in n(kind, row)]
+    # the first bundle's last row is the key's first row (+I); the second's deletes it: the
+    # update to 'c' in the same bundle as the delete never goes through
+    assert out == ["+I[1, 'b']", "-D[1, 'b']"]
+    assert n.kept is None
+
+
+def test_a_mini_batch_processor_is_chosen_by_the_bundle_size():
+    params = ChangelogNormalizeParams(True)
+    assert processor_class(params) is ChangelogNormalizeProcessor
+    assert processor_class(replace(params, mini_batch_size=2)) is MiniBatchChangelogNormalizeProcessor

@@ -35,6 +35,7 @@ import pytest
 from streamplan.executor import phased_steps
 
 REPO = Path(__file__).resolve().parents[1]
+BANNER = "TransformWithStateInPandas Python worker"   # what PySpark's TWS workers print
 DRIVER = Path(__file__).with_name("kill_restart_driver.py")
 
 SEED = 13
@@ -291,8 +292,20 @@ class Driver:
 
 # --- the test -----------------------------------------------------------------------------------
 
-@pytest.mark.spark
-def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothing(tmp_path):
+@dataclass
+class Outcome:
+    layout: Layout
+    expected: list[list]
+    kept: dict[int, bytes]         # what the sink had recorded at each kill
+    landed: list[str]              # where each kill landed
+    final_log: str                 # the last (uninterrupted) start's stdout and stderr
+
+
+@pytest.fixture(scope="module")
+def killed_and_restarted(tmp_path_factory) -> Outcome:
+    """The query started, killed KILLS times and started once more to its end, once for the
+    module's tests (four driver processes, each with its own JVM, are the cost)."""
+    tmp_path = tmp_path_factory.mktemp("kill-restart")
     rng = random.Random(SEED)
     orders, customers, expected = workload(rng)
     assert sum(1 for rows in expected if rows) >= STEPS // 2, "the workload joins too little"
@@ -354,8 +367,16 @@ def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothin
     finally:
         if run is not None and run.popen.poll() is None:
             run.kill()
-    print("\n".join(landed))
+    shutil.rmtree(driver.scratch, ignore_errors=True)   # ~100 MB the killed JVMs left
+    return Outcome(layout, expected, kept, landed, driver.log.read_text(errors="replace"))
 
+
+@pytest.mark.spark
+def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothing(
+        killed_and_restarted):
+    layout, expected, kept, landed = (killed_and_restarted.layout, killed_and_restarted.expected,
+                                      killed_and_restarted.kept, killed_and_restarted.landed)
+    print("\n".join(landed))
     recorded = layout.recorded()
     batches = max(len(expected), max(recorded, default=-1) + 1)
     differing = [f"batch {batch}: expected {want}, recorded {got}"
@@ -369,4 +390,15 @@ def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothin
     assert not rewritten, f"batches rewritten after a restart: {rewritten}"
     assert not list((layout.output / SINK).glob("*.tmp")), "a half-written batch file is left"
     assert layout.committed() == len(expected) - 1
-    shutil.rmtree(driver.scratch, ignore_errors=True)   # ~100 MB the killed JVMs left
+
+
+@pytest.mark.spark
+def test_a_transform_with_state_query_prints_no_worker_banners(killed_and_restarted):
+    """PySpark's transformWithState worker banners and Spark's log-level banner never reach
+    the user's terminal (issue 9): the last start is a driver process of its own running two
+    transformWithState nodes to the end, as a user runs a plan; its stdout and stderr hold the
+    driver's own lines and nothing of Spark's."""
+    output = killed_and_restarted.final_log
+    assert "driver: done;" in output, output
+    assert BANNER not in output, output
+    assert "Setting default log level" not in output, output

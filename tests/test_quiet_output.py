@@ -5,14 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-import pytest
 
 from streamplan.runtime.session import _TWS_DRIVER_WORKER, worker_python
 
-BANNER = "TransformWithStateInPandas Python worker"
-REPO = Path(__file__).resolve().parents[1]
 PRINT_BOTH = "import sys; print('to stdout'); print('to stderr', file=sys.stderr)"
 
 
@@ -37,16 +32,5 @@ def test_the_launcher_quotes_an_interpreter_path_with_spaces(tmp_path):
     assert run.stdout == "ok\n"
 
 
-@pytest.mark.spark
-def test_a_transform_with_state_query_prints_no_worker_banners():
-    """A real interval join (a transformWithState query) run by the harness CLI in its own
-    process, as a user runs it: the output holds the result and no banner."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run([sys.executable, "-m", "harness", "semantic", "--program",
-                          "interval-join-left-outer"], cwd=REPO, env=env, capture_output=True,
-                         text=True, timeout=600)
-    output = run.stdout + run.stderr
-    assert run.returncode == 0, output
-    assert "1/1 program(s) passed" in run.stdout
-    assert BANNER not in output
-    assert "Setting default log level" not in output
+# A whole transformWithState query run as a user runs it, in a process of its own, is checked
+# for banners in tests/test_kill_restart.py (its last driver start): one JVM start for both.

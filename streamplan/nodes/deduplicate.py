@@ -76,7 +76,7 @@ class StreamExecDeduplicate(KeyedNode):
     def time_mode(self) -> str:
         return "EventTime" if self.emits_on_timer else "ProcessingTime"
 
-    def prepare(self, frame, input_row):
+    def prepare(self, frame, input_row, params):
         if not self.emits_on_timer:
             return frame
         # Event-time timers; late rows are the processor's to drop (Flink drops rowtime <

@@ -90,12 +90,5 @@ class StreamExecGlobalGroupAggregate(KeyedNode):
         return self.runtime().state_layout(grouping, runtime_calls(self.agg_calls),
                                            *accumulator_ddls(self.agg_calls, self.local_input_row))
 
-    def translate(self, ctx, inputs):
-        from .keyed import build_processor, transform_keyed
-
-        (input_row,) = ctx.input_types(self)
-        params = self.runtime_params(input_row, ctx.options(self)["size"])
-        processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
-                                    input_row, self.row_type)
-        return transform_keyed(inputs[0], input_row, self.key_indexes(), processor,
-                               self.row_type, self.time_mode)
+    def run_params(self, ctx, input_row):
+        return self.runtime_params(input_row, ctx.options(self)["size"])

@@ -71,7 +71,12 @@ class KeyedNode(ExecNode):
     def time_mode(self) -> str:
         return "ProcessingTime"           # what Spark's state TTL needs
 
-    def prepare(self, frame: "DataFrame", input_row: RowType) -> "DataFrame":
+    def run_params(self, ctx, input_row: RowType) -> Any:
+        """The parameters a run uses: `runtime_params`, and for a node whose runtime reads
+        options (persisted in its plan), what `ctx.options(self)` says."""
+        return self.runtime_params(input_row)
+
+    def prepare(self, frame: "DataFrame", input_row: RowType, params: Any) -> "DataFrame":
         """The input as the processor takes it (by default as it is)."""
         return frame
 
@@ -81,10 +86,11 @@ class KeyedNode(ExecNode):
 
     def translate(self, ctx, inputs):
         (input_row,) = ctx.input_types(self)
-        processor = build_processor(self.runtime(), self.runtime_params(input_row),
-                                    self.state_layout([input_row]), input_row, self.row_type)
-        return transform_keyed(self.prepare(inputs[0], input_row), input_row, self.key_indexes(),
-                               processor, self.row_type, self.time_mode)
+        params = self.run_params(ctx, input_row)
+        processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
+                                    input_row, self.row_type)
+        return transform_keyed(self.prepare(inputs[0], input_row, params), input_row,
+                               self.key_indexes(), processor, self.row_type, self.time_mode)
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

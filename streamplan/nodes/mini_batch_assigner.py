@@ -22,6 +22,9 @@ class MiniBatchInterval(PlanModel):
 @exec_node(name="stream-exec-mini-batch-assigner", version=1, min_plan_version="0.3",
            min_state_version="0.3")
 class StreamExecMiniBatchAssigner(ExecNode):
+    # The mini-batch operators downstream cut their bundles at micro-batches: a plan that
+    # has one emits a changelog that depends on the batches.
+    CHANGELOG_BATCH_INVARIANT = False
     mini_batch_interval: MiniBatchInterval
 
     def output_unique_keys(self, inputs, input_keys):

@@ -22,7 +22,7 @@ from ..types import RowType, quote_identifier
 from .base import PlanModel
 from .fields import FieldIndex
 from .calc import StreamExecCalc
-from .keyed import KeyedNode, build_processor, transform_keyed
+from .keyed import KeyedNode
 from .metadata import exec_node
 from .rank import PartitionSpec, RankRange, SortSpec
 from .window_aggregate import WINDOW_KINDS, StreamExecWindowAggregate, WindowSpec
@@ -93,21 +93,16 @@ class WindowAttachedNode(KeyedNode):
             (node,) = ctx.plan.inputs_of(node)
         return isinstance(node, StreamExecWindowAggregate)
 
-    def translate(self, ctx, inputs):
+    def run_params(self, ctx, input_row):
         ctx.options(self)                # reads (and so checks) the persisted options
-        (input_row,) = ctx.input_types(self)
-        params = replace(self.runtime_params(input_row),
-                         drop_late_rows=not self.fed_by_window_aggregate(ctx))
-        processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
-                                    input_row, self.row_type)
-        return transform_keyed(self.prepare(inputs[0], input_row), input_row,
-                               self.key_indexes(), processor, self.row_type, self.time_mode)
+        return replace(self.runtime_params(input_row),
+                       drop_late_rows=not self.fed_by_window_aggregate(ctx))
 
     @property
     def time_mode(self) -> str:
         return "EventTime"
 
-    def prepare(self, frame, input_row):
+    def prepare(self, frame, input_row, params):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
         # event-time columns lose the watermark mark that would make Spark filter them first.
         for field in frame.schema.fields:

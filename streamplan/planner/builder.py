@@ -3,8 +3,8 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 `add` puts an exec node at its latest version into the graph, and an INSERT is planned to
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
-the class: select, sources, joins, subqueries, ranks, aggregate_rule, changelog, unions,
-values_rule and limits. `_sql` (Spark SQL
+the class: select, sources, joins, subqueries, ranks, aggregate_rule, windows,
+window_joins, window_ranks, changelog, unions, values_rule and limits. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -43,13 +43,15 @@ from .subqueries import SubqueryRules
 from .type_resolver import SparkTypeResolver
 from .unions import UnionRules
 from .values_rule import ValuesRules
+from .window_joins import WindowJoinRules
 from .window_ranks import WindowRankRules
 from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, WindowRankRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
+                  WindowRules, WindowJoinRules, WindowRankRules, ChangelogRules, UnionRules,
+                  ValuesRules, LimitRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
@@ -259,7 +261,6 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
 
 # Flink's mini-batch operators for nodes that run row by row here.
 MINI_BATCH_VARIANTS = {
-    "stream-exec-changelog-normalize": "ProcTimeMiniBatchDeduplicateKeepLastRowFunction",
     "stream-exec-deduplicate": "the ProcTime/RowTimeMiniBatchDeduplicate functions",
     "stream-exec-join": "MiniBatchStreamingJoinOperator",
 }

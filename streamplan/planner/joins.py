@@ -79,6 +79,12 @@ class JoinRules:
                      for i, sf in enumerate(left.scope_fields + right.scope_fields)]
         output = RowType(tuple(out_fields))
         names = left.names + right.names
+        window = self._window_join_keys(left, right, left_keys, right_keys)
+        if window is not None:                 # a window join first, as Flink (window_joins.py)
+            non_equi = self._non_equi([c for c, _ in time_conjuncts] + remaining, out_scope,
+                                      output, where)
+            node = self._add_window_join(left, right, join_type, window, non_equi, output, renamed)
+            return Relation(node, out_scope, names)
         if has_lower and has_upper:
             time_kinds = {time_kind(column) for conjunct, _ in time_conjuncts
                           for column in conjunct.find_all(exp.Column)} - {None}

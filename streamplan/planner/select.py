@@ -133,10 +133,12 @@ class SelectRules:
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
             right = self._relation(join.this, ctx)
-            if relation.window is not None or right.window is not None:
-                raise UnsupportedSqlError(
-                    "a join of a window TVF (needs stream-exec-window-join)", ctx.position.line,
-                    ctx.position.column, ctx.position.source)
+            # a window TVF joined is its window table function's rows (a window join when
+            # the condition pairs the windows: window_joins.py)
+            if relation.window is not None:
+                relation = self._window_table_function(relation, ctx)
+            if right.window is not None:
+                right = self._window_table_function(right, ctx)
             pushed = []
             if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
                     and not join.args.get("using") and not join.method:

@@ -148,8 +148,14 @@ class SubqueryRules:
         join_type = JoinType.ANTI if predicate.negated else JoinType.SEMI
         # the left row, its time attributes materialized as by any regular join
         output = RowType(tuple(Field(f.name, f.type) for f in left_row.fields))
-        node = self._regular_join(left, right, join_type, left_keys, right_keys, non_equi_sql,
-                                  shown_condition, output, output.names, ctx, top_level)
+        window = self._window_join_keys(left, right, left_keys, right_keys)
+        if window is not None:                 # both sides windowed alike (window_joins.py)
+            node = self._add_window_join(left, right, join_type, window, non_equi_sql, output,
+                                         list(output.names))
+        else:
+            node = self._regular_join(left, right, join_type, left_keys, right_keys,
+                                      non_equi_sql, shown_condition, output, output.names, ctx,
+                                      top_level)
         return Relation(node, [ScopeField(f.qualifier, f.name, node.row_type.fields[i])
                                for i, f in enumerate(left.scope_fields)], left.names)
 

@@ -16,8 +16,14 @@ record, keeping the last row per primary key:
   key only, like a Kafka tombstone), and the state is cleared; a -U is a -D here too (no +U
   may follow). Nothing is emitted for a key without a kept row.
 
-Not ported: the mini-batch variant (ProcTimeMiniBatchDeduplicateKeepLastRowFunction) and
-the filter Flink 2.1+ may push into the normalize
+With `table.exec.mini-batch.enabled` (node version 2 reads it) Flink runs
+ProcTimeMiniBatchDeduplicateKeepLastRowFunction in a KeyedMapBundleOperator instead: a bundle
+keeps only the last row of each key (`addInput`), and `finishBundle` runs that row through the
+same processLastRowOnChangelog. Bundles end at Flink's count trigger (`table.exec.mini-batch.size`
+rows) and at each mini-batch, which on Spark is the micro-batch: `last_of_bundles` cuts a key's
+rows of a micro-batch by their position in it (`SEQ_COLUMN`, numbered before the shuffle).
+
+Not ported: the filter Flink 2.1+ may push into the normalize
 (DeduplicateFunctionHelper.processLastRowOnChangelogWithFilter), which the planner here
 never asks for.
 
@@ -28,10 +34,11 @@ leaves the state untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterable, Optional
 
 from ..changelog import RowKind
-from .batch_rows import Output, plain
+from .batch_rows import Output, plain, rows_of
+from .positions import SEQ_COLUMN
 from .processor import KeyedValueProcessor
 
 NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
@@ -41,6 +48,19 @@ NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunct
 class ChangelogNormalizeParams:
     generate_update_before: bool       # the consumer needs -U rows
     ttl_ms: int = 0                    # state retention; > 0 also re-emits duplicates
+    mini_batch_size: int = 0           # rows a bundle (table.exec.mini-batch.size); 0: off
+
+
+def last_of_bundles(positioned: Iterable[tuple[int, RowKind, tuple]], size: int
+                    ) -> list[tuple[RowKind, tuple]]:
+    """A key's rows of one micro-batch, (position, kind, values), as a KeyedMapBundleOperator
+    hands them to ProcTimeMiniBatchDeduplicateKeepLastRowFunction: per bundle of `size`
+    positions (Flink's CountBundleTrigger over all keys' rows) the key's last row, bundles in
+    order."""
+    last: dict[int, tuple[RowKind, tuple]] = {}
+    for position, kind, row in sorted(positioned, key=lambda item: item[0]):
+        last[position // size] = (kind, row)
+    return [last[bundle] for bundle in sorted(last)]
 
 
 class ChangelogNormalizeCore:
@@ -91,5 +111,18 @@ class ChangelogNormalizeProcessor(KeyedValueProcessor):
         return None if kept is None else (kept,)
 
 
+class MiniBatchChangelogNormalizeProcessor(ChangelogNormalizeProcessor):
+    """ProcTimeMiniBatchDeduplicateKeepLastRowFunction: the core sees each bundle's last row
+    of the key; state is read and written once a micro-batch, as for the row-by-row one."""
+
+    def arrivals(self, rows):
+        rows = list(rows)
+        decoded = rows_of(rows, self.input_names)
+        return last_of_bundles(((row[SEQ_COLUMN], kind, values)
+                                for row, (kind, values) in zip(rows, decoded)),
+                               self.params.mini_batch_size)
+
+
 def processor_class(params) -> type:
-    return ChangelogNormalizeProcessor
+    return (MiniBatchChangelogNormalizeProcessor if params.mini_batch_size > 0
+            else ChangelogNormalizeProcessor)

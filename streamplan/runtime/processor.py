@@ -70,8 +70,13 @@ class KeyedValueProcessor(Processor):
         raise NotImplementedError
 
     # --- the template ----------------------------------------------------------------------
+    def arrivals(self, rows) -> list[tuple[RowKind, tuple]]:
+        """The (row kind, values) the core takes from a key's input rows: all of them, in
+        arrival order (a mini-batch variant takes fewer)."""
+        return rows_of(rows, self.input_names)
+
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
-        decoded = rows_of(rows, self.input_names)
+        decoded = self.arrivals(rows)
         loaded = self.decode(self.state.get())
         value = loaded
         out: list[Output] = []

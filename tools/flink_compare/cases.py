@@ -433,3 +433,22 @@ def by_name(names=None) -> list[dict]:
     if unknown:
         raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}")
     return [c for c in CASES if c["name"] in wanted]
+
+# ----------------------------------------------------------------------------- window joins
+# The rows of programs/window_join.py's own program (WINDOW_JOIN_ACROSS_RESTORE): each table
+# in event-time order, so no row is late for either engine.
+WINDOWED = {"L": {"columns": [("k", "INT"), ("v", "INT"), ("t", "TIMESTAMP(3)")],
+                  "rows": [[1, 1, ts(1)], [1, 15, ts(2)], [None, 3, ts(3)], [None, 5, ts(4)],
+                           [2, 4, ts(12)]]},
+            "R": {"columns": [("k", "INT"), ("w", "INT"), ("t", "TIMESTAMP(3)")],
+                  "rows": [[None, 30, ts(2)], [2, 40, ts(3)], [1, 10, ts(4)], [1, 20, ts(11)]]}}
+
+case("window_join_full_tumble", "join", WINDOWED,
+     [("lk", "INT"), ("lv", "INT"), ("rk", "INT"), ("rw", "INT"), ("ws", "TIMESTAMP(3)"),
+      ("we", "TIMESTAMP(3)")],
+     "SELECT l.k, l.v, r.k, r.w, l.window_start, r.window_end "
+     "FROM TABLE(TUMBLE(TABLE L, DESCRIPTOR(t), INTERVAL '5' SECOND)) l "
+     "FULL JOIN TABLE(TUMBLE(TABLE R, DESCRIPTOR(t), INTERVAL '5' SECOND)) r "
+     "ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end "
+     "AND l.v < r.w",
+     "a window join: NULL keys, a non-equi condition, both sides padded")

@@ -86,9 +86,11 @@ def test_a_registered_node_is_no_longer_unsupported():
 def test_the_shipped_registry_has_the_expected_node_versions():
     # One `@exec_node(..., version=N)` per released version in each node module of
     # streamplan/nodes/ (join has two: version 2 added per-input state TTL; interval join has
-    # two: version 2 changed the state layout); all_metadata() sorts by name, then version.
+    # two: version 2 changed the state layout; changelog normalize has two: version 2 persists
+    # the mini-batch options); all_metadata() sorts by name, then version.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
-        "stream-exec-calc_1", "stream-exec-changelog-normalize_1", "stream-exec-deduplicate_1",
+        "stream-exec-calc_1", "stream-exec-changelog-normalize_1",
+        "stream-exec-changelog-normalize_2", "stream-exec-deduplicate_1",
         "stream-exec-drop-update-before_1", "stream-exec-global-group-aggregate_1",
         "stream-exec-group-aggregate_1",
         "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
@@ -97,7 +99,7 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-sort-limit_1",
         "stream-exec-table-source-scan_1", "stream-exec-union_1", "stream-exec-values_1",
         "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1",
-        "stream-exec-window-table-function_1"]
+        "stream-exec-window-join_1", "stream-exec-window-table-function_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES
                 for meta in cls.__dict__["_exec_node_metadata"]}

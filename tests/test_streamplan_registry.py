@@ -97,9 +97,11 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-join_2", "stream-exec-limit_1", "stream-exec-local-group-aggregate_1",
         "stream-exec-mini-batch-assigner_1",
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-sort-limit_1",
-        "stream-exec-table-source-scan_1", "stream-exec-union_1", "stream-exec-values_1",
+        "stream-exec-table-source-scan_1", "stream-exec-temporal-join_1",
+        "stream-exec-temporal-sort_1", "stream-exec-union_1", "stream-exec-values_1",
         "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1",
-        "stream-exec-window-join_1", "stream-exec-window-table-function_1"]
+        "stream-exec-window-deduplicate_1", "stream-exec-window-join_1",
+        "stream-exec-window-rank_1", "stream-exec-window-table-function_1"]
     # ... and each type resolves to the class whose own annotation declares it.
     declared = {meta.type_id: cls for cls in NODE_CLASSES
                 for meta in cls.__dict__["_exec_node_metadata"]}

@@ -167,7 +167,7 @@ class StreamExecWindowAggregate(KeyedNode):
                                self.windowing.time_attribute_index,
                                tuple(p.property for p in self.named_window_properties))
 
-    def prepare(self, frame, input_row):
+    def prepare(self, frame, input_row, params):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
         # the time attribute loses the watermark mark that would make Spark filter them first.
         rowtime = input_row.names[self.windowing.time_attribute_index]

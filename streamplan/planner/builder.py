@@ -4,7 +4,7 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
 the class: select, sources, joins, subqueries, ranks, aggregate_rule, windows,
-window_joins, changelog, unions, values_rule and limits. `_sql` (Spark SQL
+window_joins, window_ranks, changelog, unions, values_rule and limits. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -46,13 +46,14 @@ from .type_resolver import SparkTypeResolver
 from .unions import UnionRules
 from .values_rule import ValuesRules
 from .window_joins import WindowJoinRules
+from .window_ranks import WindowRankRules
 from .windows import WindowRules
 
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
-                  AggregateRules, WindowRules, WindowJoinRules, ChangelogRules, UnionRules,
-                  ValuesRules, LimitRules, TemporalSortRules):
+                  AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, ChangelogRules,
+                  UnionRules, ValuesRules, LimitRules, TemporalSortRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

@@ -95,7 +95,12 @@ class RankRules:
         names = (alias,) if alias else ()
         hinted = names if top_level else ()
         input_node = source.node
-        if (start, end) == (1, 1) and time_field is not None and not uses_rn and (
+        window = self._attached_window(input_node, partition)      # window_ranks.py
+        if window is not None:
+            node = self._window_rank(window, input_node, partition, sort, start, end, uses_rn,
+                                     rn, ctx)
+            fields = list(node.row_type.fields)
+        elif (start, end) == (1, 1) and time_field is not None and not uses_rn and (
                 time_field.rowtime or time_field.proctime):
             keep_last = not sort[0][1]
             ttls = [self._state_ttl(hinted, ctx, is_join=False)]

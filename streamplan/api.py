@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
+from .functions import FunctionDefinition, define_function
 from .changelog import FeedRow, RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
@@ -42,6 +43,7 @@ class TableEnvironment:
     spark: Any = None
     config: Configuration = field(default_factory=Configuration)
     catalog: dict[str, CreateTable] = field(default_factory=dict)
+    functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
     output_dir: Optional[Path] = None         # where sinks record their changelog
     base_dir: Path = field(default_factory=Path.cwd)   # resolves relative plan and data paths
@@ -54,6 +56,25 @@ class TableEnvironment:
 
             self.spark = spark_session()
         return self.spark
+
+    # --- functions ------------------------------------------------------------------------------
+    def create_temporary_system_function(self, name: str, implementation) -> FunctionDefinition:
+        """Flink's createTemporarySystemFunction: `name` calls the function (a class of
+        streamplan.functions, or 'module:qualname') anywhere; plans record it by system name."""
+        return self._register_function(name, implementation, temporary_system=True)
+
+    def create_function(self, name: str, implementation) -> FunctionDefinition:
+        """Flink's createFunction: a catalog function in default_catalog.default_database;
+        plans record it by that path."""
+        return self._register_function(name, implementation, temporary_system=False)
+
+    def _register_function(self, name, implementation, temporary_system: bool) -> FunctionDefinition:
+        definition = define_function(name, implementation, temporary_system)
+        if definition.name in self.functions:
+            raise PlanningError(f"function '{definition.name}' is already registered (as "
+                                f"{self.functions[definition.name].spec.described()})")
+        self.functions[definition.name] = definition
+        return definition
 
     # --- scripts ------------------------------------------------------------------------------
     def execute_sql(self, script: str, source: str = "<script>") -> list[StatementResult]:
@@ -133,7 +154,8 @@ class TableEnvironment:
     # --- plans --------------------------------------------------------------------------------
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
-        builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()))
+        builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
+                              functions=dict(self.functions))
         try:
             return builder.plan(inserts)
         except RecursionError:

@@ -12,6 +12,7 @@ from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_relea
                           last_log_entry, log_files, written_by)
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
+from .functions import FunctionDefinition, FunctionSpec, define_function, signature_changes
 from .json_diff import describe_changes, json_changes
 from .json_input import parse_json, surrogate_problem
 from .durations import parse_duration_ms

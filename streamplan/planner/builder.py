@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
+from ..functions import FunctionDefinition
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -52,6 +53,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
+    functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     nodes: list[ExecNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)

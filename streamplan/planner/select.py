@@ -59,7 +59,7 @@ class SelectRules:
                 relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
             else:
                 relation, condition = self._plan_from(select, condition, ctx, top_level)
-            if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
+            if select.args.get("group") or select.args.get("having") or _has_aggregates(select, self.functions):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
             if relation.window is not None:    # no aggregate consumes the window
                 relation = self._window_table_function(relation, ctx)
@@ -199,10 +199,12 @@ def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> 
                 position.line, position.column, position.source)
 
 
-def _has_aggregates(select: exp.Select) -> bool:
+def _has_aggregates(select: exp.Select, functions) -> bool:
     """Whether the SELECT list aggregates: an aggregate under OVER (...) is a window function,
     which the projection refuses by name (stream-exec-over-aggregate), not a group aggregate."""
-    return any(isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window)
+    from .aggregates import is_aggregate
+
+    return any(is_aggregate(node, functions) and not isinstance(node.parent, exp.Window)
                for item in select.expressions for node in item.walk())
 
 

@@ -64,6 +64,8 @@ __all__ = [
     "readable_metadata", "scan_row_type",
     # scripts and tables
     "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",
+    # user-defined functions
+    "FunctionDefinition", "FunctionSpec", "define_function", "signature_changes",
     # nodes, options, versions
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",

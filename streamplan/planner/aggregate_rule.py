@@ -17,7 +17,7 @@ from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumu
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
 from ..types import Field, RowType, parse_type, quote_identifier
-from .aggregates import AggregateCall, aggregate_calls, result_type
+from .aggregates import AggregateCall, aggregate_calls, is_aggregate, result_type
 from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
                               user_aggregate_spec)
 from .common import QueryContext, Relation, _column, _dedupe
@@ -181,10 +181,10 @@ class AggregateRules:
 
         def over_aggregate(expression: exp.Expression) -> exp.Expression:
             def replace(sub: exp.Expression) -> exp.Expression:
-                if isinstance(sub, (exp.AggFunc, exp.Filter)):
+                if isinstance(sub, exp.Filter) or is_aggregate(sub, self.functions):
                     return _column(call_columns[sub.sql(dialect="spark")])
                 if not isinstance(sub, exp.Literal) and not any(
-                        isinstance(inner, exp.AggFunc) for inner in sub.walk()):
+                        is_aggregate(inner, self.functions) for inner in sub.walk()):
                     text = spark_sql(scope.rewrite(sub))
                     if text in key_columns:
                         return _column(key_columns[text])

@@ -1,6 +1,10 @@
 """Programs for stream-exec-calc: projections and filters evaluated by Spark; row kinds pass through."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
+from streamplan.errors import UnsupportedSqlError
+
+from . import _functions as udfs
+
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
 def calc_program(after_expected: str = "+I[2, B]", before_expected: str = "+I[1, A]",
@@ -118,5 +122,38 @@ CALC_SARG = flink_program(
     ("a INT",), ["+I[1]"], ["+I[1]"],
     "INSERT INTO sink_t SELECT a FROM source_t WHERE a = 1 or a = 2 or a is null")
 
+# A user-defined scalar function (programs/_functions.py) in the projection and the filter:
+# the plan names it by identity and class, the calc registers it in Spark (a pandas UDF)
+# before it runs, in the restore as in the first run.
+CALC_UDF = (
+    TableTestProgram.of("calc-udf", "a user-defined scalar function (temporary system) and a "
+                        "catalog one in the projection and the filter, NULLs included")
+    .setup_temporary_system_function("shout", udfs.Shout)
+    .setup_catalog_function("shout_too", udfs.Shout)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "s STRING")
+                        .producing_before_restore([1, "hi"], [2, None], [3, "no"])
+                        .producing_after_restore([4, "yes"], [5, None]).build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "a STRING", "b STRING")
+                      .consuming_before_restore("+I[1, HI!, HI!]", "+I[2, null, null]")
+                      .consuming_after_restore("+I[4, YES!, YES!]", "+I[5, null, null]").build())
+    .run_sql("INSERT INTO Out SELECT id, shout(s), shout_too(s) FROM T "
+             "WHERE shout(s) IS NULL OR shout(s) <> 'NO!'")
+    .build())
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
-            CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG]
+            CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF]
+
+# Table functions are registered (their declared row type checked) but not run yet: a call
+# needs stream-exec-correlate, which planning names when it refuses the statement.
+CALC_REFUSES_TABLE_FUNCTION = (
+    TableTestProgram.of("calc-refuses-table-function", "LATERAL TABLE(f(x)) of a registered "
+                        "table function is refused naming stream-exec-correlate")
+    .setup_temporary_system_function("split_words", udfs.SplitWords)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "s STRING").build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "w STRING")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO Out SELECT id, w FROM T, LATERAL TABLE(split_words(s)) AS x(w, n)",
+                     UnsupportedSqlError, "needs stream-exec-correlate")
+    .build())
+
+FAILING_PROGRAMS = [CALC_REFUSES_TABLE_FUNCTION]

@@ -76,6 +76,16 @@ class TableEnvironment:
         self.functions[definition.name] = definition
         return definition
 
+    def _register_scalar_functions(self) -> None:
+        """Scalar functions go into the Spark session before planning: Spark's analyzer types
+        the calc expressions that call them."""
+        from .functions.spark import register_scalar
+
+        for definition in self.functions.values():
+            if definition.kind == "SCALAR":
+                register_scalar(self.session(), definition.spec, f"function {definition.name}",
+                                check=False)
+
     # --- scripts ------------------------------------------------------------------------------
     def execute_sql(self, script: str, source: str = "<script>") -> list[StatementResult]:
         return [self._run_statement(statement) for statement in parse_script(script, source)]
@@ -154,6 +164,7 @@ class TableEnvironment:
     # --- plans --------------------------------------------------------------------------------
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
+        self._register_scalar_functions()
         builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
                               functions=dict(self.functions))
         try:

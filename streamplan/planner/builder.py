@@ -17,7 +17,8 @@ from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
-from ..functions import FunctionDefinition
+from ..functions import SCALAR, FunctionDefinition
+from ..functions.spark import scalar_functions_called
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -27,7 +28,7 @@ from ..options import (MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, MINIBATCH_SIZ
                        SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration)
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert
-from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
+from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct, user_functions
 from ..nodes.calc import StreamExecCalc
 from ..types import INTEGRAL_TYPES, Field, RowType, quote_identifier
 from .aggregate_rule import AggregateRules
@@ -240,14 +241,19 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules,
         types = self.types.resolve(input_row, projection, None, where)
         fields = tuple(Field(name, sql_type, rowtime=name == rowtime)
                        for name, sql_type in zip(names, types))
-        return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
-                        output_type=RowType(fields).text,
-                        description=_calc_description(projection, names, condition))
+        called = scalar_functions_called(self.functions, projection + [condition or ""])
+        with user_functions(definition.name for definition in called):
+            return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
+                            output_type=RowType(fields).text,
+                            functions=[definition.spec for definition in called] or None,
+                            description=_calc_description(projection, names, condition))
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
         """Spark SQL text of a resolved expression, with Flink's integer division. Only what
         a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
-        construct = disallowed_construct(expression)
+        with user_functions(name for name, definition in self.functions.items()
+                            if definition.kind == SCALAR):
+            construct = disallowed_construct(expression)
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
         return spark_sql(integer_division(expression, input_row, self.types, where))

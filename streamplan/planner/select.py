@@ -162,6 +162,9 @@ class SelectRules:
             return self._window_relation(item, tvf, ctx)
         if isinstance(item, exp.Values):
             return self._plan_values(item, ctx)            # values_rule.py
+        if isinstance(item, (exp.Lateral, exp.Unnest)):
+            raise UnsupportedSqlError(_correlate_refusal(item, self.functions), ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
             raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries, "
                                       f"CTEs and VALUES are supported)")
@@ -174,6 +177,21 @@ class SelectRules:
         table = self._table(item.name, where, role="source")
         node = self._scan(table)
         return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields], names)
+
+
+def _correlate_refusal(item: exp.Expression, functions) -> str:
+    """LATERAL TABLE(f(x)) and CROSS JOIN UNNEST(arr): Flink's StreamExecCorrelate."""
+    if isinstance(item, exp.Unnest):
+        return ("UNNEST in FROM (Flink runs it as a table function in stream-exec-correlate, "
+                "which is not implemented)")
+    call = item.this
+    inner = call.expressions[0] if isinstance(call, exp.Anonymous) and call.expressions else call
+    name = getattr(inner, "name", "") or ""
+    found = functions.get(name.lower())
+    known = (f"; {name} is registered as {found.spec.described()}" if found is not None
+             else f"; no function {name} is registered" if name else "")
+    return (f"LATERAL TABLE({name}(...)) (a table function call needs stream-exec-correlate, "
+            f"which is not implemented{known})")
 
 
 def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> None:

@@ -9,7 +9,7 @@ must come back from the checkpoint.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
-from streamplan.errors import UnsupportedSqlError
+from streamplan.errors import PlanningError, UnsupportedSqlError
 
 from . import _functions as udfs
 
@@ -538,4 +538,18 @@ GROUP_BY_REFUSES_AGGREGATE_IN_FILTER = (
                      UnsupportedSqlError, "aggregate COUNT(*) in the FILTER of SUM(v)")
     .build())
 
-FAILING_PROGRAMS = [GROUP_BY_REFUSES_AGGREGATE_IN_FILTER]
+# A UDAF over an updating input must retract (Flink's AggregateFunction contract): one
+# without retract is refused, naming the function.
+GROUP_BY_REFUSES_UDAF_WITHOUT_RETRACT = (
+    TableTestProgram.of("group-aggregate-refuses-udaf-without-retract", "a user-defined "
+                        "aggregate function without retract over an updating input is refused")
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("n BIGINT", "a BIGINT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT c, my_avg(c, c) FROM "
+                     "(SELECT k, COUNT(*) AS c FROM T GROUP BY k) GROUP BY c",
+                     PlanningError, "(programs._functions:WeightedAvg) has no retract method")
+    .build())
+
+FAILING_PROGRAMS = [GROUP_BY_REFUSES_AGGREGATE_IN_FILTER, GROUP_BY_REFUSES_UDAF_WITHOUT_RETRACT]

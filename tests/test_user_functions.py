@@ -145,3 +145,59 @@ def test_resolution_refuses_a_changed_accumulator(monkeypatch):
     message = str(err.value)
     assert "accumulatorType 'ROW<sum BIGINT, count INT>' in the plan" in message
     assert "new name" in message and "migrate the state" in message
+
+
+def calc_json(projection, functions=None):
+    node = {"id": 2, "type": "stream-exec-calc_1", "projection": projection,
+            "outputType": "ROW<`a` STRING>", "description": "Calc"}
+    if functions is not None:
+        node["functions"] = functions
+    return node
+
+
+def test_a_calc_may_call_only_the_functions_it_names():
+    from streamplan.nodes.calc import StreamExecCalc
+
+    shout = define_function("shout", udfs.Shout, True).spec.model_dump(by_alias=True,
+                                                                       exclude_none=True)
+    assert StreamExecCalc.model_validate(calc_json(["SHOUT(`s`)"], [shout])).functions[0].system_name == "shout"
+    with pytest.raises(Exception, match="function SHOUT"):
+        StreamExecCalc.model_validate(calc_json(["SHOUT(`s`)"]))
+    with pytest.raises(Exception, match="function WHISPER"):
+        StreamExecCalc.model_validate(calc_json(["WHISPER(`s`)"], [shout]))
+
+
+def test_scalar_functions_called_are_found_by_name():
+    from streamplan.functions.spark import scalar_functions_called
+
+    functions = {d.name: d for d in (define_function("shout", udfs.Shout, True),
+                                     define_function("my_avg", udfs.WeightedAvg, False))}
+    assert [d.name for d in scalar_functions_called(functions, ["SHOUT(`s`)", "`shout`"])] == ["shout"]
+    assert scalar_functions_called(functions, ["`t`.`shout`", "my_avg(a, b)"]) == []
+
+
+def test_a_program_registers_each_kind_of_function():
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.errors import ProgramError
+
+    builder = (TableTestProgram.of("calc-functions", "registers every kind")
+               .setup_temporary_system_function("shout", udfs.Shout)
+               .setup_catalog_function("split_words", "programs._functions:SplitWords")
+               .setup_catalog_function("my_avg", udfs.WeightedAvg)
+               .setup_table_source(SourceTestStep.new_builder("T").add_schema("s STRING").build())
+               .setup_table_sink(SinkTestStep.new_builder("S").add_schema("s STRING")
+                                 .consuming_before_restore().build())
+               .run_sql("INSERT INTO S SELECT shout(s) FROM T"))
+    program = builder.build()
+    kinds = {(step.name, step.definition.kind, step.temporary_system)
+             for step in program.function_steps}
+    assert kinds == {("shout", "SCALAR", True), ("split_words", "TABLE", False),
+                     ("my_avg", "AGGREGATE", False)}
+    with pytest.raises(ProgramError, match="function 'shout' registered twice"):
+        builder.setup_catalog_function("SHOUT", udfs.Shout)
+    with pytest.raises(ProgramError, match="ACCUMULATOR_TYPE"):
+        TableTestProgram.of("calc-x", "x").setup_catalog_function("bad", BadAccumulator)
+
+
+class BadAccumulator(udfs.WeightedAvg):
+    ACCUMULATOR_TYPE = "ROW<sum BIGINT,>"

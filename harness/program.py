@@ -235,6 +235,13 @@ class TableTestProgramBuilder:
         plans record it by that path."""
         return self._function(name, implementation, temporary_system=False)
 
+    def setup_temporary_catalog_function(self, name: str, implementation: Any
+                                         ) -> "TableTestProgramBuilder":
+        """Flink's setupTemporaryCatalogFunction: a temporary function in
+        default_catalog.default_database; plans record it by that path, as a catalog
+        function's."""
+        return self._function(name, implementation, temporary_system=False)
+
     def _function(self, name: str, implementation: Any, temporary_system: bool):
         try:
             step = FunctionTestStep.of(name, implementation, temporary_system)

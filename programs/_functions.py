@@ -115,6 +115,86 @@ class ConcatDistinctAggFunction(AggregateFunction):
         return "|".join(acc.list) if acc.list else None
 
 
+# Flink's JavaUserDefinedScalarFunctions (flink-table-planner's runtime test utils, read at
+# apache/flink 0806ad5a154e37d09b53ce56d59cec8dc11209da), for CalcTestPrograms' UDF programs.
+
+def _java(value) -> str:
+    """Java's string concatenation of a value (null as 'null')."""
+    return "null" if value is None else str(value)
+
+
+class JavaFunc0(ScalarFunction):
+    """Increment input: eval(Long l) = l + 1."""
+
+    ARGUMENT_TYPES = ("BIGINT",)
+    RESULT_TYPE = "BIGINT"
+
+    def eval(self, value):
+        return value + 1
+
+
+class JavaFunc1(ScalarFunction):
+    """Concatenate inputs as strings: a + " and " + b + " and " + c's epoch milliseconds
+    (TimestampData.getMillisecond of a TIMESTAMP(3), the wall-clock time read as UTC)."""
+
+    ARGUMENT_TYPES = ("INT", "INT", "TIMESTAMP(3)")
+    RESULT_TYPE = "STRING"
+
+    def eval(self, a, b, c):
+        import calendar
+
+        millis = None if c is None else (calendar.timegm(c.timetuple()) * 1000
+                                         + c.microsecond // 1000)
+        return f"{_java(a)} and {_java(b)} and {_java(millis)}"
+
+
+class JavaFunc2(ScalarFunction):
+    """Append product to string: s + (the product of the INT arguments)."""
+
+    ARGUMENT_TYPES = ("STRING", "INT")
+    VARARGS = True
+    RESULT_TYPE = "STRING"
+
+    def eval(self, s, *numbers):
+        product = 1
+        for n in numbers:
+            product *= n
+        return _java(s) + str(product)
+
+
+class JavaFunc5(ScalarFunction):
+    """A timestamp minus `offset` milliseconds (NULL if either is NULL); Flink's subtracts the
+    JVM's default time zone offset too, which is UTC in its restore tests, as here."""
+
+    ARGUMENT_TYPES = ("TIMESTAMP(3)", "INT")
+    RESULT_TYPE = "TIMESTAMP(3)"
+
+    def eval(self, timestamp, offset):
+        from datetime import timedelta
+
+        if timestamp is None or offset is None:
+            return None
+        return timestamp - timedelta(milliseconds=offset)
+
+
+class UdfWithOpen(ScalarFunction):
+    """'$' + c, and it fails unless open() ran first (Flink's check that open is called)."""
+
+    ARGUMENT_TYPES = ("STRING",)
+    RESULT_TYPE = "STRING"
+
+    def __init__(self):
+        self.is_opened = False
+
+    def open(self):
+        self.is_opened = True
+
+    def eval(self, c):
+        if not self.is_opened:
+            raise RuntimeError("Open method is not called!")
+        return "$" + _java(c)
+
+
 class CountWithRetract(AggregateFunction):
     """Ours: a COUNT of non-NULL values with retract (so it runs over an updating input)."""
 

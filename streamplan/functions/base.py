@@ -28,12 +28,16 @@ KINDS = (SCALAR, TABLE, AGGREGATE)
 
 class UserDefinedFunction:
     """Declared signature: ARGUMENT_TYPES (with VARARGS the last one repeats, zero or more
-    times), RESULT_TYPE. The instance is created once per process with no arguments."""
+    times), RESULT_TYPE. The instance is created once per process with no arguments, and
+    `open()` is called on it before its first use (Flink's open(FunctionContext))."""
 
     KIND: ClassVar[str] = ""
     ARGUMENT_TYPES: ClassVar[tuple[str, ...]] = ()
     VARARGS: ClassVar[bool] = False
     RESULT_TYPE: ClassVar[str] = ""
+
+    def open(self) -> None:
+        """Called once per process before the first call."""
 
 
 class ScalarFunction(UserDefinedFunction):
@@ -110,7 +114,10 @@ def instance_of(path: str) -> Any:
     """One instance per implementation and process (workers import the class themselves)."""
     found = _INSTANCES.get(path)
     if found is None:
-        found = _INSTANCES[path] = import_implementation(path)()
+        found = import_implementation(path)()
+        if callable(getattr(found, "open", None)):
+            found.open()
+        _INSTANCES[path] = found
     return found
 
 

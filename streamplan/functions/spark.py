@@ -15,27 +15,48 @@ def sql_name(spec: FunctionSpec) -> str:
     return spec.system_name or spec.catalog_name.rsplit(".", 1)[-1].strip("`")
 
 
-def _evaluator(implementation: str):
+def _evaluator(implementation: str, argument_types: tuple[str, ...], varargs: bool,
+               result_type: str):
+    """The pandas UDF body: each row's values as plain Python values of the declared argument
+    types (a NULL as None, an INT as int even where pandas made the column float), `eval`,
+    and the results as a Series of the result type."""
     def evaluate(*columns):
         import pandas as pd
 
         from .base import instance_of
 
         function = instance_of(implementation)
-        values = [function.eval(*(None if _missing(v) else v for v in row))
+        kinds = list(argument_types)
+        if varargs and kinds:
+            kinds += [kinds[-1]] * max(len(columns) - len(kinds), 0)
+        values = [function.eval(*(_plain(v, kind) for v, kind in zip(row, kinds)))
                   for row in zip(*columns)]
+        if result_type.startswith("TIMESTAMP"):
+            return pd.to_datetime(pd.Series(values, dtype=object))
         return pd.Series(values, dtype=object)
 
     return evaluate
 
 
-def _missing(value: Any) -> bool:
+def _plain(value: Any, kind: str) -> Any:
+    """A value pandas handed over as the plain Python value of its declared type."""
     try:
         import pandas as pd
 
-        return value is None or bool(pd.isna(value))
+        if value is None or bool(pd.isna(value)):
+            return None
     except (TypeError, ValueError):
-        return False
+        return value
+    name = kind.split("(")[0].split()[0]
+    if name in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        return int(value)
+    if name in ("FLOAT", "DOUBLE"):
+        return float(value)
+    if name == "BOOLEAN":
+        return bool(value)
+    if name.startswith("TIMESTAMP") and hasattr(value, "to_pydatetime"):
+        return value.to_pydatetime()
+    return value
 
 
 def register_scalar(spark, spec: FunctionSpec, where: str, check: bool = True) -> None:
@@ -46,7 +67,9 @@ def register_scalar(spark, spec: FunctionSpec, where: str, check: bool = True) -
     if check:
         resolve(spec, where)
     result = to_spark(parse_data_type(spec.result_type))
-    spark.udf.register(sql_name(spec), pandas_udf(_evaluator(spec.implementation), result))
+    evaluate = _evaluator(spec.implementation, tuple(spec.argument_types), bool(spec.varargs),
+                          spec.result_type)
+    spark.udf.register(sql_name(spec), pandas_udf(evaluate, result))
 
 
 def scalar_functions_called(functions: dict, expressions: list[str]) -> list:

@@ -155,6 +155,12 @@ class AggregateRules:
         selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
         if relation.window is not None:
+            if any(spec.user_function is not None for spec in specs):
+                raise UnsupportedSqlError(
+                    "a user-defined aggregate function in a window aggregate "
+                    "(stream-exec-window-aggregate runs the built-in aggregates only; a UDAF "
+                    "runs in stream-exec-group-aggregate)", ctx.position.line,
+                    ctx.position.column, ctx.position.source)
             time_index = pre_row.index(time_name)
             agg = self._add_window_aggregate(node, relation, len(keys), specs, window_keys,
                                              out_names[:len(keys)] + [

@@ -195,6 +195,55 @@ class UdfWithOpen(ScalarFunction):
         return "$" + _java(c)
 
 
+# Flink's table functions for CorrelateTestPrograms: TableFunc1 (UserDefinedTableFunctions.scala
+# in flink-table-planner's test utils, read at apache/flink
+# 040d69e506e1014df05368a7bd2e7c48016290aa) and StringSplit (JavaUserDefinedTableFunctions.java,
+# read at 2a192508cfc1415eaffaad28e946663e34bf76a3).
+
+def _java_split(text: str, separator: str) -> list[str]:
+    """Java's String.split of a one-character literal: trailing empty strings removed."""
+    parts = text.split(separator)
+    while len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+class TableFunc1(TableFunction):
+    """eval(str): the '#'-separated parts of a string that contains '#'; eval(str, prefix):
+    each part with the prefix. (Flink's fails on a NULL string; this one yields nothing.)"""
+
+    ARGUMENT_TYPES = ("STRING", "STRING")
+    VARARGS = True                 # the two overloads: (str) and (str, prefix)
+    RESULT_TYPE = "STRING"
+
+    def eval(self, text, prefix=None):
+        if text is not None and "#" in text:
+            for part in _java_split(text, "#"):
+                yield part if prefix is None else prefix + part
+
+
+class StringSplit(TableFunction):
+    """Flink's StringSplit, its eval(str, separatorChars) overload: commons-lang
+    StringUtils.split (any of the separator characters separates; no empty tokens)."""
+
+    ARGUMENT_TYPES = ("STRING", "STRING")
+    RESULT_TYPE = "STRING"
+
+    def eval(self, text, separators):
+        if text is None:
+            return
+        token = ""
+        for char in text:
+            if char in (separators or " "):
+                if token:
+                    yield token
+                token = ""
+            else:
+                token += char
+        if token:
+            yield token
+
+
 class CountWithRetract(AggregateFunction):
     """Ours: a COUNT of non-NULL values with retract (so it runs over an updating input)."""
 

@@ -1,8 +1,6 @@
 """Programs for stream-exec-calc: projections and filters evaluated by Spark; row kinds pass through."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
-from streamplan.errors import UnsupportedSqlError
-
 from . import _functions as udfs
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
@@ -192,18 +190,3 @@ CALC_UDF_COMPLEX = (
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX]
-
-# Table functions are registered (their declared row type checked) but not run yet: a call
-# needs stream-exec-correlate, which planning names when it refuses the statement.
-CALC_REFUSES_TABLE_FUNCTION = (
-    TableTestProgram.of("calc-refuses-table-function", "LATERAL TABLE(f(x)) of a registered "
-                        "table function is refused naming stream-exec-correlate")
-    .setup_temporary_system_function("split_words", udfs.SplitWords)
-    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "s STRING").build())
-    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "w STRING")
-                      .consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO Out SELECT id, w FROM T, LATERAL TABLE(split_words(s)) AS x(w, n)",
-                     UnsupportedSqlError, "needs stream-exec-correlate")
-    .build())
-
-FAILING_PROGRAMS = [CALC_REFUSES_TABLE_FUNCTION]

@@ -4,7 +4,7 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
 the class: select, sources, joins, subqueries, ranks, aggregate_rule, changelog, unions,
-values_rule and limits. `_sql` (Spark SQL
+values_rule, limits and correlates. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -33,6 +33,7 @@ from ..nodes.calc import StreamExecCalc
 from ..types import INTEGRAL_TYPES, Field, RowType, quote_identifier
 from .aggregate_rule import AggregateRules
 from .changelog import ChangelogRules, infer_node_changelog
+from .correlates import CorrelateRules
 from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
@@ -50,7 +51,8 @@ from .windows import WindowRules
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
+                  WindowRules, ChangelogRules, UnionRules, ValuesRules, LimitRules,
+                  CorrelateRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

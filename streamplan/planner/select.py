@@ -132,6 +132,9 @@ class SelectRules:
         subqueries = [c for c in conjuncts if subquery_predicate(c) is not None]
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
+            if isinstance(join.this, exp.Lateral):      # LATERAL TABLE(f(x)): correlates.py
+                relation = self._correlate(relation, join, ctx)
+                continue
             right = self._relation(join.this, ctx)
             if relation.window is not None or right.window is not None:
                 raise UnsupportedSqlError(
@@ -180,18 +183,12 @@ class SelectRules:
 
 
 def _correlate_refusal(item: exp.Expression, functions) -> str:
-    """LATERAL TABLE(f(x)) and CROSS JOIN UNNEST(arr): Flink's StreamExecCorrelate."""
+    """UNNEST, and a LATERAL that is not joined to rows before it."""
     if isinstance(item, exp.Unnest):
-        return ("UNNEST in FROM (Flink runs it as a table function in stream-exec-correlate, "
-                "which is not implemented)")
-    call = item.this
-    inner = call.expressions[0] if isinstance(call, exp.Anonymous) and call.expressions else call
-    name = getattr(inner, "name", "") or ""
-    found = functions.get(name.lower())
-    known = (f"; {name} is registered as {found.spec.described()}" if found is not None
-             else f"; no function {name} is registered" if name else "")
-    return (f"LATERAL TABLE({name}(...)) (a table function call needs stream-exec-correlate, "
-            f"which is not implemented{known})")
+        return ("UNNEST in FROM (Flink runs it in stream-exec-correlate as a built-in table "
+                "function over an ARRAY column; ARRAY column types are not supported here)")
+    return ("LATERAL as the first FROM item (a correlate joins a table function call to the "
+            "rows of the FROM items before it: FROM t, LATERAL TABLE(f(t.x)) AS T(y))")
 
 
 def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> None:

@@ -28,22 +28,28 @@ def _accepts(declared: str, got: SqlType) -> bool:
     return False
 
 
-def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retraction: bool,
-                        where: str) -> FunctionSpec:
-    """The call's FunctionSpec, after checking its arguments and that the function can run
-    here (Flink's UserDefinedFunctionHelper / AggFunctionFactory checks)."""
-    spec = call.udf.spec
+def check_call_arguments(name: str, spec: FunctionSpec, arg_types: list[SqlType],
+                         where: str) -> None:
+    """The call's argument types against the declared ones (varargs repeat the last)."""
     declared = list(spec.argument_types)
     if spec.varargs:
         fixed = declared[:-1]
         declared = fixed + [declared[-1]] * max(len(arg_types) - len(fixed), 0)
-    shown = f"{call.udf.name}({', '.join(t.text for t in arg_types)})"
+    shown = f"{name}({', '.join(t.text for t in arg_types)})"
     if len(declared) != len(arg_types) or not all(
             _accepts(want, got) for want, got in zip(declared, arg_types)):
         raise PlanningError(
             f"{where}: invalid call {shown}: {spec.described()} takes "
             f"({', '.join(spec.argument_types)}{', ...' if spec.varargs else ''}); cast the "
             f"arguments or declare another signature")
+
+
+def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retraction: bool,
+                        where: str) -> FunctionSpec:
+    """The call's FunctionSpec, after checking its arguments and that the function can run
+    here (Flink's UserDefinedFunctionHelper / AggFunctionFactory checks)."""
+    spec = call.udf.spec
+    check_call_arguments(call.udf.name, spec, arg_types, where)
     try:
         parse_type(spec.result_type)
     except ValueError:

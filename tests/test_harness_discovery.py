@@ -28,7 +28,7 @@ def test_a_program_tests_the_node_whose_short_name_is_its_longest_prefix():
     assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join") == \
         "stream-exec-interval-join"
     with pytest.raises(ProgramError, match="no exec node 'over-aggregate'; known: calc, "
-                                           "changelog-normalize, deduplicate"):
+                                           "changelog-normalize, correlate, deduplicate"):
         resolve_node("over-aggregate")
 
 

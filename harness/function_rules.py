@@ -7,6 +7,7 @@ it: the check fails, naming the function and every fixture that holds it, and sa
 do instead (a new function name, or a state migration)."""
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator
@@ -34,8 +35,6 @@ def _user_functions(value: Any) -> Iterator[dict]:
 
 def functions_held(snapshots: Path) -> dict[tuple, list[str]]:
     """(identity, implementation, the record as JSON text) -> the fixtures whose plans hold it."""
-    import json
-
     held: dict[tuple, list[str]] = defaultdict(list)
     for fixture in scan_snapshots(snapshots)[0]:
         try:
@@ -51,8 +50,6 @@ def functions_held(snapshots: Path) -> dict[tuple, list[str]]:
 
 
 def check_function_accumulators(snapshots: Path) -> list[Finding]:
-    import json
-
     findings = []
     for (identity, implementation, text), fixtures in sorted(functions_held(snapshots).items()):
         record = json.loads(text)

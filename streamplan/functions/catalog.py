@@ -115,8 +115,3 @@ def resolve(spec: FunctionSpec, where: str) -> Any:
         raise FunctionResolutionError(f"{where}: {spec.described()} declares another signature "
                                       f"than the plan was compiled against: {shown}. {remedy}")
     return instance_of(spec.implementation)
-
-
-def resolve_all(specs: list[FunctionSpec], where: str) -> None:
-    for spec in specs:
-        resolve(spec, where)

@@ -201,3 +201,20 @@ def test_a_program_registers_each_kind_of_function():
 
 class BadAccumulator(udfs.WeightedAvg):
     ACCUMULATOR_TYPE = "ROW<sum BIGINT,>"
+
+
+def test_the_group_aggregate_resolves_its_functions_before_it_runs():
+    from types import SimpleNamespace
+
+    from streamplan.nodes.group_aggregate import AggCallSpec, resolve_user_functions
+
+    spec = define_function("my_avg", udfs.WeightedAvg, False).spec
+    gone = FunctionSpec(**{**spec.model_dump(), "implementation": "programs._functions:Gone"})
+    calls = [AggCallSpec(name="EXPR$1", function="UDAF", arg_list=[0, 1], type="BIGINT",
+                         user_function=gone)]
+    node = SimpleNamespace(id=3, type="stream-exec-group-aggregate_1")
+    with pytest.raises(FunctionResolutionError) as err:
+        resolve_user_functions(node, calls)
+    assert str(err.value).startswith("node 3 ('stream-exec-group-aggregate_1'), aggregate call "
+                                     "'EXPR$1': function `default_catalog`.`default_database`."
+                                     "`my_avg` (programs._functions:Gone) cannot be resolved")

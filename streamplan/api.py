@@ -22,7 +22,7 @@ from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
 from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps
 from .migration import MigrationResult
-from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
+from .sql.ast import (CompilePlan, CreateFunction, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
                       SetOption, StatementSet)
 from .sql.parser import parse_script
 from .types import RowType
@@ -95,6 +95,17 @@ class TableEnvironment:
             if statement.name in self.catalog:
                 raise PlanningError(f"{statement.position}: table '{statement.name}' already exists")
             self.catalog[statement.name] = statement
+            return StatementResult("created", statement.name)
+        if isinstance(statement, CreateFunction):
+            if statement.name.lower() in self.functions and statement.if_not_exists:
+                return StatementResult("skipped", f"function {statement.name} exists "
+                                                  f"(IF NOT EXISTS)")
+            register = (self.create_temporary_system_function if statement.temporary_system
+                        else self.create_function)
+            try:
+                register(statement.name, statement.implementation)
+            except StreamPlanError as err:
+                raise type(err)(f"{statement.position}: {err}") from None
             return StatementResult("created", statement.name)
         if isinstance(statement, SetOption):
             self.config.set(statement.key, statement.value)

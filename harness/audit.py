@@ -8,7 +8,10 @@
                         program a fixture for its node's latest version, every fixture a
                         registered version (or a dropped one whose plans migrate) and a
                         program;
-- version-rules:        per fixture, see harness.version_rules.
+- version-rules:        per fixture, see harness.version_rules;
+- function-accumulators: the user-defined functions fixtures hold still declare the
+                        accumulator type (and signature) they were compiled against
+                        (harness.function_rules).
 
 Every function takes the registry and the snapshots root, so tests can audit simulated
 breakages (fake node classes in a fresh Registry, fixtures in a temp dir).
@@ -26,6 +29,7 @@ from streamplan.testing import (REGISTRY, Configuration, Registry, StreamPlanErr
 from .discovery import node_of, short_name
 from .errors import AuditFailure, Finding, HarnessError
 from .fixtures import Fixture, read_manifest, scan_snapshots
+from .function_rules import FUNCTION_ACCUMULATORS, check_function_accumulators
 from .migration_gate import migrate_fixture_plan, migration_case
 from .ported import check_ported, ported_programs
 from .program import TableTestProgram
@@ -38,7 +42,7 @@ OPTIONS = "consumed-options"
 COMPLETENESS = "restore-completeness"
 VERSION_RULES = "version-rules"
 FLINK_PROGRAMS = "flink-programs"
-CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES, FLINK_PROGRAMS)
+CHECKS = (ANNOTATIONS, OPTIONS, COMPLETENESS, VERSION_RULES, FLINK_PROGRAMS, FUNCTION_ACCUMULATORS)
 
 
 def check_annotations(registry: Registry = REGISTRY) -> list[Finding]:
@@ -231,6 +235,7 @@ def audit_checks(programs: list[TableTestProgram], snapshots: Path, registry: Re
         COMPLETENESS: lambda: check_restore_completeness(programs, snapshots, registry),
         VERSION_RULES: lambda: check_version_rules(programs, snapshots, registry, spark, compile),
         FLINK_PROGRAMS: lambda: check_ported(ported_programs(package), snapshots, FLINK_PROGRAMS),
+        FUNCTION_ACCUMULATORS: lambda: check_function_accumulators(snapshots),
     }
 
 

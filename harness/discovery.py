@@ -15,7 +15,7 @@ from .program import TableTestProgram
 NODE_PREFIX = "stream-exec-"
 
 # Step kinds the semantic, generate and restore runners know how to run.
-RUNNABLE_STEP_KINDS = frozenset({"config", "source", "sink", "sql", "statement-set",
+RUNNABLE_STEP_KINDS = frozenset({"config", "function", "source", "sink", "sql", "statement-set",
                                  "failing-sql"})
 
 

@@ -49,7 +49,7 @@ from streamplan.testing import brief_repr, parse_script, to_json
 
 from .batches import PHASE, ROW, SHAPES
 from .errors import ProgramError
-from .steps import (ConfigOptionTestStep, FailingSqlTestStep, SinkTestStep, SourceTestStep,
+from .steps import (ConfigOptionTestStep, FailingSqlTestStep, FunctionTestStep, SinkTestStep, SourceTestStep,
                     SqlTestStep,
                     StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, render_ddl,
                     require_text, require_unicode, shown)
@@ -105,6 +105,10 @@ class TableTestProgram:
     @property
     def config_steps(self) -> list[ConfigOptionTestStep]:
         return [step for step in self.steps if isinstance(step, ConfigOptionTestStep)]
+
+    @property
+    def function_steps(self) -> list[FunctionTestStep]:
+        return [step for step in self.steps if isinstance(step, FunctionTestStep)]
 
     @property
     def sources(self) -> dict[str, SourceTestStep]:
@@ -218,6 +222,35 @@ class TableTestProgramBuilder:
             return self.add_step(ConfigOptionTestStep.of(key, value))
         except ProgramError as err:
             raise ProgramError(f"program {self._id}: {err}") from None
+
+    def setup_temporary_system_function(self, name: str, implementation: Any
+                                        ) -> "TableTestProgramBuilder":
+        """Flink's setupTemporarySystemFunction: `name` calls `implementation` (a class of
+        streamplan.functions, defined at module level, or its 'module:qualname'); plans
+        record it by its system name."""
+        return self._function(name, implementation, temporary_system=True)
+
+    def setup_catalog_function(self, name: str, implementation: Any) -> "TableTestProgramBuilder":
+        """Flink's setupCatalogFunction: a function in default_catalog.default_database;
+        plans record it by that path."""
+        return self._function(name, implementation, temporary_system=False)
+
+    def setup_temporary_catalog_function(self, name: str, implementation: Any
+                                         ) -> "TableTestProgramBuilder":
+        """Flink's setupTemporaryCatalogFunction: a temporary function in
+        default_catalog.default_database; plans record it by that path, as a catalog
+        function's."""
+        return self._function(name, implementation, temporary_system=False)
+
+    def _function(self, name: str, implementation: Any, temporary_system: bool):
+        try:
+            step = FunctionTestStep.of(name, implementation, temporary_system)
+        except ProgramError as err:
+            raise ProgramError(f"program {self._id}: {err}") from None
+        if any(isinstance(other, FunctionTestStep) and other.name == step.name
+               for other in self._steps):
+            raise ProgramError(f"program {self._id}: function '{step.name}' registered twice")
+        return self.add_step(step)
 
     def setup_table_source(self, step: SourceTestStep) -> "TableTestProgramBuilder":
         return self.add_step(self._expect(step, SourceTestStep, "setup_table_source"))

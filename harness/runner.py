@@ -49,6 +49,10 @@ def program_environment(program: TableTestProgram, spark=None,
     try:
         for step in program.config_steps if program_config else ():
             env.config.set(step.key, step.value)
+        for function in program.function_steps:
+            register = (env.create_temporary_system_function if function.temporary_system
+                        else env.create_function)
+            register(function.name, function.implementation)
         env.execute_sql(program.setup_script(), source=f"program {program.id}")
     except StreamPlanError as err:
         raise ProgramError(f"program {program.id}: {err}") from None

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Union
 
-from streamplan.testing import (CreateTable, FeedRow, Insert, RowType, StatementSet,
+from streamplan.testing import (CreateTable, FeedRow, FunctionDefinition, define_function, Insert, RowType, StatementSet,
                                 StreamPlanError, brief_repr, lookup_option,
                                 normalize_rows, option_value_problem, parse_duration_ms,
                                 parse_script, readable_metadata, scan_row_type,
@@ -323,6 +323,29 @@ class SinkTestStep(TableTestStep):
         if not self.primary_key:
             return None
         return [self.row_type.index(name) for name in self.primary_key]
+
+
+@dataclass(frozen=True)
+class FunctionTestStep(TestStep):
+    """A user-defined function registered before the SQL runs (Flink's
+    setupTemporarySystemFunction / setupCatalogFunction): `name` as the SQL calls it, the
+    definition (its class's path and declared types, checked when the step is built) and
+    whether it is a temporary system function or a catalog function."""
+
+    kind: ClassVar[str] = "function"
+    name: str
+    implementation: str                     # module:qualname
+    temporary_system: bool
+    definition: FunctionDefinition = field(repr=False, compare=False)
+
+    @staticmethod
+    def of(name: str, implementation: Any, temporary_system: bool) -> "FunctionTestStep":
+        try:
+            definition = define_function(name, implementation, temporary_system)
+        except StreamPlanError as err:
+            raise ProgramError(f"function step: {err}") from None
+        return FunctionTestStep(definition.name, definition.spec.implementation,
+                                temporary_system, definition)
 
 
 @dataclass(frozen=True)

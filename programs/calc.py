@@ -1,6 +1,8 @@
 """Programs for stream-exec-calc: projections and filters evaluated by Spark; row kinds pass through."""
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
+from . import _functions as udfs
+
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
 def calc_program(after_expected: str = "+I[2, B]", before_expected: str = "+I[1, A]",
@@ -69,7 +71,8 @@ CALC_CHANGELOG = (
 # rows and expected strings (Row.of(...) is "+I[...]"). The file is stored at another commit
 # than the other ported files, read there. Flink's RestoreTestBase registers every sink with
 # 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
-# (docs/flink-programs.md): CALC_UDF_SIMPLE and CALC_UDF_COMPLEX (Java scalar functions).
+# (docs/flink-programs.md). CALC_UDF_SIMPLE and CALC_UDF_COMPLEX are below the others: their
+# Java scalar functions are rewritten in Python (programs/_functions.py).
 FLINK_COMMIT = "091389e1db4b4ff7a42264681efda1e2d05ee675"
 
 
@@ -118,5 +121,72 @@ CALC_SARG = flink_program(
     ("a INT",), ["+I[1]"], ["+I[1]"],
     "INSERT INTO sink_t SELECT a FROM source_t WHERE a = 1 or a = 2 or a is null")
 
+# A user-defined scalar function (programs/_functions.py) in the projection and the filter:
+# the plan names it by identity and class, the calc registers it in Spark (a pandas UDF)
+# before it runs, in the restore as in the first run.
+CALC_UDF = (
+    TableTestProgram.of("calc-udf", "a user-defined scalar function (temporary system) and a "
+                        "catalog one in the projection and the filter, NULLs included")
+    .setup_temporary_system_function("shout", udfs.Shout)
+    .setup_catalog_function("shout_too", udfs.Shout)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "s STRING")
+                        .producing_before_restore([1, "hi"], [2, None], [3, "no"])
+                        .producing_after_restore([4, "yes"], [5, None]).build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "a STRING", "b STRING")
+                      .consuming_before_restore("+I[1, HI!, HI!]", "+I[2, null, null]")
+                      .consuming_after_restore("+I[4, YES!, YES!]", "+I[5, null, null]").build())
+    .run_sql("INSERT INTO Out SELECT id, shout(s), shout_too(s) FROM T "
+             "WHERE shout(s) IS NULL OR shout(s) <> 'NO!'")
+    .build())
+
+CALC_UDF_SIMPLE = (
+    TableTestProgram.of("calc-udf-simple", "validates calc node with simple UDF")
+    .ported_from("CalcTestPrograms.java#CALC_UDF_SIMPLE", FLINK_COMMIT)
+    .setup_temporary_catalog_function("udf1", udfs.JavaFunc0)
+    .setup_table_source(SourceTestStep.new_builder("source_t").add_schema("a INT")
+                        .producing_before_restore([5]).producing_after_restore([5]).build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("a INT", "a1 BIGINT")
+                      .consuming_before_restore("+I[5, 6]")
+                      .consuming_after_restore("+I[5, 6]").build())
+    .run_sql("INSERT INTO sink_t SELECT a, udf1(a) FROM source_t")
+    .build())
+
+# Flink's row holds LocalDateTime.of(2023, 12, 16, 1, 1, 1, 123): 123 nanoseconds, which a
+# TIMESTAMP(3) reads as 01:01:01.000. Flink's one schema string "a BIGINT, b INT NOT NULL, ..."
+# is written as its four components.
+CALC_UDF_COMPLEX_ROW = [5, 11, "hello world", "2023-12-16 01:01:01"]
+CALC_UDF_COMPLEX = (
+    TableTestProgram.of("calc-udf-complex", "validates calc node with complex UDFs")
+    .ported_from("CalcTestPrograms.java#CALC_UDF_COMPLEX", FLINK_COMMIT)
+    .setup_temporary_catalog_function("udf1", udfs.JavaFunc0)
+    .setup_temporary_catalog_function("udf2", udfs.JavaFunc1)
+    .setup_temporary_system_function("udf3", udfs.JavaFunc2)
+    .setup_temporary_system_function("udf4", udfs.UdfWithOpen)
+    .setup_catalog_function("udf5", udfs.JavaFunc5)
+    .setup_table_source(SourceTestStep.new_builder("source_t")
+                        .add_schema("a BIGINT", "b INT NOT NULL", "c VARCHAR", "d TIMESTAMP(3)")
+                        .producing_before_restore(CALC_UDF_COMPLEX_ROW)
+                        .producing_after_restore(CALC_UDF_COMPLEX_ROW).build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("a BIGINT", "a1 VARCHAR", "b INT NOT NULL", "b1 VARCHAR",
+                                  "c1 VARCHAR", "c2 VARCHAR", "d1 TIMESTAMP(3)")
+                      .consuming_before_restore("+I[5, 5, 11, 11 and 11 and 1702688461000, "
+                                                "hello world11, $hello, 2023-12-16T01:01]")
+                      .consuming_after_restore("+I[5, 5, 11, 11 and 11 and 1702688461000, "
+                                               "hello world11, $hello, 2023-12-16T01:01]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT "
+             "a, "
+             "cast(a as VARCHAR) as a1, "
+             "b, "
+             "udf2(b, b, d) as b1, "
+             "udf3(c, b) as c1, "
+             "udf4(substring(c, 1, 5)) as c2, "
+             "udf5(d, 1000) as d1 "
+             "from source_t where "
+             "(udf1(a) > 0 or (a * b) < 100) and b > 10")
+    .build())
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
-            CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG]
+            CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
+            CALC_UDF_COMPLEX]

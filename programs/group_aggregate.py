@@ -9,7 +9,9 @@ must come back from the checkpoint.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
-from streamplan.errors import UnsupportedSqlError
+from streamplan.errors import PlanningError, UnsupportedSqlError
+
+from . import _functions as udfs
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -223,8 +225,7 @@ GROUP_BY_DISTINCT_RETRACT = program(
 # 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Our program above that
 # Flink's constant AGG_WITH_STATE_TTL_HINT used to name is renamed after its id (program, id
 # and fixtures unchanged). Not ported (docs/flink-programs.md): GROUP_BY_SIMPLE and
-# GROUP_BY_DISTINCT, whose ids our own programs hold; the UDF programs (Java aggregate
-# functions).
+# GROUP_BY_DISTINCT, whose ids our own programs hold. The UDF programs are below.
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
 
 SOURCE_ONE = (SourceTestStep.new_builder("source_t")
@@ -339,6 +340,128 @@ GROUP_BY_DISTINCT_MINI_BATCH = (
     .run_sql(GROUP_BY_DISTINCT_SQL)
     .build())
 
+# The UDAF programs (GroupAggregateTestPrograms' GROUP_BY_UDF_*), read at a later commit than
+# the ones above. Flink's Java aggregate functions are rewritten in Python with the same
+# behaviour in programs/_functions.py.
+UDF_FLINK_COMMIT = "47a02f63da293edfcace2996d2df33db2b888564"
+UDF_WITH_MERGE_SINK_SCHEMA = ("d BIGINT", "s1 BIGINT", "c1 VARCHAR", "PRIMARY KEY (d) NOT ENFORCED")
+UDF_WITH_MERGE_SQL = ("INSERT INTO sink_t SELECT "
+                      "e, "
+                      "my_avg(e, a) as s1, "
+                      "my_concat(d) as c1 "
+                      "FROM source_t GROUP BY e")
+UDF_WITHOUT_MERGE_SINK_SCHEMA = ("d BIGINT", "s1 BIGINT", "s2 BIGINT", "s3 BIGINT",
+                                 "PRIMARY KEY (d) NOT ENFORCED")
+UDF_WITHOUT_MERGE_SQL = ("INSERT INTO sink_t SELECT "
+                         "e, "
+                         "my_sum1(c, 10) as s1, "
+                         "my_sum2(5, c) as s2, "
+                         "my_avg(e, a) as s3 "
+                         "FROM source_t GROUP BY e")
+
+GROUP_BY_UDF_WITH_MERGE = (
+    TableTestProgram.of("group-aggregate-udf-with-merge",
+                        "validates udfs with merging using group by")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_UDF_WITH_MERGE", UDF_FLINK_COMMIT)
+    .setup_catalog_function("my_avg", udfs.WeightedAvgWithMerge)
+    .setup_temporary_system_function("my_concat", udfs.ConcatDistinctAggFunction)
+    .setup_table_source(SOURCE_TWO)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*UDF_WITH_MERGE_SINK_SCHEMA)
+                      .consuming_before_restore(
+                          "+I[1, 1, Hello World Like]",
+                          "+I[2, 2, Hello World Its nice]",
+                          "+U[2, 2, Hello World Its nice|Hello World]",
+                          "+U[1, 1, Hello World Like|Hello]",
+                          "+U[1, 1, Hello World Like|Hello|GHI]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC|FGH]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC|FGH|CDE]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC|FGH|CDE|JKL]",
+                          "+U[1, 1, Hello World Like|Hello|GHI|EFG]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC|FGH|CDE|JKL|KLM]",
+                          "+I[3, 3, HIJ]",
+                          "+U[1, 1, Hello World Like|Hello|GHI|EFG|DEF]",
+                          "+U[3, 3, HIJ|IJK]",
+                          "+U[3, 3, HIJ|IJK|BCD]")
+                      .consuming_after_restore("+I[7, 7, MNO]", "+U[7, 7, MNO|XYZ]")
+                      .build())
+    .run_sql(UDF_WITH_MERGE_SQL)
+    .build())
+
+GROUP_BY_UDF_WITH_MERGE_MINI_BATCH = (
+    TableTestProgram.of("group-aggregate-udf-with-merge-mini-batch",
+                        "validates udfs with merging using group by with mini batch")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_UDF_WITH_MERGE_MINI_BATCH",
+                 UDF_FLINK_COMMIT)
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "5")
+    .setup_catalog_function("my_avg", udfs.WeightedAvgWithMerge)
+    .setup_temporary_system_function("my_concat", udfs.ConcatDistinctAggFunction)
+    .setup_table_source(SOURCE_TWO)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*UDF_WITH_MERGE_SINK_SCHEMA)
+                      .consuming_before_restore(
+                          "+I[2, 2, Hello World Its nice|Hello World|ABC|FGH|CDE|JKL]",
+                          "+I[1, 1, Hello World Like|Hello|GHI|EFG]",
+                          "+U[2, 2, Hello World Its nice|Hello World|ABC|FGH|CDE|JKL|KLM]",
+                          "+U[1, 1, Hello World Like|Hello|GHI|EFG|DEF]",
+                          "+I[3, 3, HIJ|IJK|BCD]")
+                      .consuming_after_restore("+I[7, 7, MNO|XYZ]")
+                      .build())
+    .run_sql(UDF_WITH_MERGE_SQL)
+    .build())
+
+GROUP_BY_UDF_WITHOUT_MERGE = (
+    TableTestProgram.of("group-aggregate-udf-without-merge",
+                        "validates udfs without merging using group by")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_UDF_WITHOUT_MERGE", UDF_FLINK_COMMIT)
+    .setup_temporary_system_function("my_sum1", udfs.VarSum1AggFunction)
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_temporary_system_function("my_sum2", udfs.VarSum2AggFunction)
+    .setup_table_source(SOURCE_TWO)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*UDF_WITHOUT_MERGE_SINK_SCHEMA)
+                      .consuming_before_restore(
+                          "+I[1, 12, 0, 1]", "+I[2, 13, 0, 2]", "+U[2, 24, 0, 2]",
+                          "+U[1, 22, 0, 1]", "+U[1, 42, 0, 1]", "+U[2, 38, 0, 2]",
+                          "+U[2, 57, 0, 2]", "+U[2, 73, 0, 2]", "+U[2, 96, 0, 2]",
+                          "+U[1, 60, 0, 1]", "+U[2, 120, 0, 2]", "+I[3, 21, 0, 3]",
+                          "+U[1, 77, 0, 1]", "+U[3, 43, 0, 3]", "+U[3, 58, 0, 3]")
+                      .consuming_after_restore(
+                          "+U[1, 87, 0, 1]", "+U[2, 134, 0, 2]", "+U[2, 153, 0, 2]",
+                          "+U[2, 169, 0, 2]", "+I[7, 17, 0, 7]", "+U[3, 73, 0, 3]",
+                          "+U[7, 34, 0, 7]")
+                      .build())
+    .run_sql(UDF_WITHOUT_MERGE_SQL)
+    .build())
+
+GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH = (
+    TableTestProgram.of("group-aggregate-udf-without-merge-mini-batch",
+                        "validates udfs without merging using group by with mini batch")
+    .ported_from("GroupAggregateTestPrograms.java#GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH",
+                 UDF_FLINK_COMMIT)
+    .setup_config("table.exec.mini-batch.enabled", "true")
+    .setup_config("table.exec.mini-batch.allow-latency", "10 s")
+    .setup_config("table.exec.mini-batch.size", "5")
+    .setup_temporary_system_function("my_sum1", udfs.VarSum1AggFunction)
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_temporary_system_function("my_sum2", udfs.VarSum2AggFunction)
+    .setup_table_source(SOURCE_TWO)
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema(*UDF_WITHOUT_MERGE_SINK_SCHEMA)
+                      .consuming_before_restore(
+                          "+I[2, 24, 0, 2]", "+I[1, 42, 0, 1]", "+U[2, 96, 0, 2]",
+                          "+U[1, 60, 0, 1]", "+I[3, 58, 0, 3]", "+U[2, 120, 0, 2]",
+                          "+U[1, 77, 0, 1]")
+                      .consuming_after_restore(
+                          "+I[7, 17, 0, 7]", "+U[1, 87, 0, 1]", "+U[2, 169, 0, 2]",
+                          "+U[3, 73, 0, 3]", "+U[7, 34, 0, 7]")
+                      .build())
+    .run_sql(UDF_WITHOUT_MERGE_SQL)
+    .build())
+
 # Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
 # checkpoint holds state written by a batch with several rows of one key, processed in
 # arrival order as Flink processes records.
@@ -385,11 +508,23 @@ PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_H
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
             GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES, GROUP_BY_FILTER,
             GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, AGG_WITH_STATE_TTL_HINT,
-            GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH]
+            GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH,
+            GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
-NOT_PASSING: dict[str, str] = {}
+NOT_PASSING: dict[str, str] = {
+    GROUP_BY_UDF_WITH_MERGE_MINI_BATCH.id:
+        "user-defined aggregate functions under mini-batch: Flink splits the aggregate into "
+        "stream-exec-local-group-aggregate and stream-exec-global-group-aggregate (both functions "
+        "have merge), whose accumulators here are built-in ones only (the local aggregate ships "
+        "them to the global one); planning refuses UDAFs with table.exec.mini-batch.enabled by name",
+    GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH.id:
+        "user-defined aggregate functions under mini-batch: without merge (my_sum1, my_avg, "
+        "my_sum2) Flink runs one stream-exec-group-aggregate with MiniBatchGroupAggFunction, which "
+        "is not implemented (the same refusal as table.optimizer.agg-phase-strategy ONE_PHASE); "
+        "planning refuses UDAFs with table.exec.mini-batch.enabled by name",
+}
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
@@ -403,4 +538,18 @@ GROUP_BY_REFUSES_AGGREGATE_IN_FILTER = (
                      UnsupportedSqlError, "aggregate COUNT(*) in the FILTER of SUM(v)")
     .build())
 
-FAILING_PROGRAMS = [GROUP_BY_REFUSES_AGGREGATE_IN_FILTER]
+# A UDAF over an updating input must retract (Flink's AggregateFunction contract): one
+# without retract is refused, naming the function.
+GROUP_BY_REFUSES_UDAF_WITHOUT_RETRACT = (
+    TableTestProgram.of("group-aggregate-refuses-udaf-without-retract", "a user-defined "
+                        "aggregate function without retract over an updating input is refused")
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("n BIGINT", "a BIGINT")
+                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT c, my_avg(c, c) FROM "
+                     "(SELECT k, COUNT(*) AS c FROM T GROUP BY k) GROUP BY c",
+                     PlanningError, "(programs._functions:WeightedAvg) has no retract method")
+    .build())
+
+FAILING_PROGRAMS = [GROUP_BY_REFUSES_AGGREGATE_IN_FILTER, GROUP_BY_REFUSES_UDAF_WITHOUT_RETRACT]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
+from .functions import FunctionDefinition, define_function
 from .changelog import FeedRow, RowKind, short_mode_names
 from .errors import PlanningError, StreamPlanError
 from .options import Configuration
@@ -21,7 +22,7 @@ from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
 from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps
 from .migration import MigrationResult
-from .sql.ast import (CompilePlan, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
+from .sql.ast import (CompilePlan, CreateFunction, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
                       SetOption, StatementSet)
 from .sql.parser import parse_script
 from .types import RowType
@@ -42,6 +43,7 @@ class TableEnvironment:
     spark: Any = None
     config: Configuration = field(default_factory=Configuration)
     catalog: dict[str, CreateTable] = field(default_factory=dict)
+    functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
     output_dir: Optional[Path] = None         # where sinks record their changelog
     base_dir: Path = field(default_factory=Path.cwd)   # resolves relative plan and data paths
@@ -55,6 +57,35 @@ class TableEnvironment:
             self.spark = spark_session()
         return self.spark
 
+    # --- functions ------------------------------------------------------------------------------
+    def create_temporary_system_function(self, name: str, implementation) -> FunctionDefinition:
+        """Flink's createTemporarySystemFunction: `name` calls the function (a class of
+        streamplan.functions, or 'module:qualname') anywhere; plans record it by system name."""
+        return self._register_function(name, implementation, temporary_system=True)
+
+    def create_function(self, name: str, implementation) -> FunctionDefinition:
+        """Flink's createFunction: a catalog function in default_catalog.default_database;
+        plans record it by that path."""
+        return self._register_function(name, implementation, temporary_system=False)
+
+    def _register_function(self, name, implementation, temporary_system: bool) -> FunctionDefinition:
+        definition = define_function(name, implementation, temporary_system)
+        if definition.name in self.functions:
+            raise PlanningError(f"function '{definition.name}' is already registered (as "
+                                f"{self.functions[definition.name].spec.described()})")
+        self.functions[definition.name] = definition
+        return definition
+
+    def _register_scalar_functions(self) -> None:
+        """Scalar functions go into the Spark session before planning: Spark's analyzer types
+        the calc expressions that call them."""
+        from .functions.spark import register_scalar
+
+        for definition in self.functions.values():
+            if definition.kind == "SCALAR":
+                register_scalar(self.session(), definition.spec, f"function {definition.name}",
+                                check=False)
+
     # --- scripts ------------------------------------------------------------------------------
     def execute_sql(self, script: str, source: str = "<script>") -> list[StatementResult]:
         return [self._run_statement(statement) for statement in parse_script(script, source)]
@@ -64,6 +95,17 @@ class TableEnvironment:
             if statement.name in self.catalog:
                 raise PlanningError(f"{statement.position}: table '{statement.name}' already exists")
             self.catalog[statement.name] = statement
+            return StatementResult("created", statement.name)
+        if isinstance(statement, CreateFunction):
+            if statement.name.lower() in self.functions and statement.if_not_exists:
+                return StatementResult("skipped", f"function {statement.name} exists "
+                                                  f"(IF NOT EXISTS)")
+            register = (self.create_temporary_system_function if statement.temporary_system
+                        else self.create_function)
+            try:
+                register(statement.name, statement.implementation)
+            except StreamPlanError as err:
+                raise type(err)(f"{statement.position}: {err}") from None
             return StatementResult("created", statement.name)
         if isinstance(statement, SetOption):
             self.config.set(statement.key, statement.value)
@@ -133,7 +175,9 @@ class TableEnvironment:
     # --- plans --------------------------------------------------------------------------------
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
-        builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()))
+        self._register_scalar_functions()
+        builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
+                              functions=dict(self.functions))
         try:
             return builder.plan(inserts)
         except RecursionError:

@@ -77,3 +77,13 @@ class NotNullViolation(ExecutionError):
 
 class EnvironmentSetupError(StreamPlanError):
     """Something this machine must provide is missing (a JDK to build the JVM source, ...)."""
+
+
+class FunctionError(StreamPlanError):
+    """A user-defined function cannot be registered or called as written (its class, its
+    declared types, its arguments); names the function and what to do."""
+
+
+class FunctionResolutionError(FunctionError):
+    """A plan names a function that cannot be resolved where it runs: its implementation is
+    missing, or it declares another signature than the plan (and its checkpoints) hold."""

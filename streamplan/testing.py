@@ -12,6 +12,7 @@ from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_relea
                           last_log_entry, log_files, written_by)
 from .errors import (CheckpointError, ExecutionError, PlanFormatError, PlanVersionError,
                      StreamPlanError)
+from .functions import FunctionDefinition, FunctionSpec, define_function, signature_changes
 from .json_diff import describe_changes, json_changes
 from .json_input import parse_json, surrogate_problem
 from .durations import parse_duration_ms
@@ -63,6 +64,8 @@ __all__ = [
     "readable_metadata", "scan_row_type",
     # scripts and tables
     "parse_script", "CreateTable", "Insert", "StatementSet", "option_value_problem",
+    # user-defined functions
+    "FunctionDefinition", "FunctionSpec", "define_function", "signature_changes",
     # nodes, options, versions
     "REGISTRY", "Registry", "ExecNode", "ExecNodeMetadata", "annotation_problems",
     "Configuration", "lookup_option", "option_exists", "ENGINE_VERSION", "SPARK_VERSION",

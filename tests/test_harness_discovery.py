@@ -28,7 +28,7 @@ def test_a_program_tests_the_node_whose_short_name_is_its_longest_prefix():
     assert resolve_node("interval-join") == resolve_node("stream-exec-interval-join") == \
         "stream-exec-interval-join"
     with pytest.raises(ProgramError, match="no exec node 'over-aggregate'; known: calc, "
-                                           "changelog-normalize, deduplicate"):
+                                           "changelog-normalize, correlate, deduplicate"):
         resolve_node("over-aggregate")
 
 
@@ -45,15 +45,15 @@ def test_duplicate_ids_fail():
 
 
 @dataclass(frozen=True)
-class FunctionTestStep(TestStep):
-    kind: ClassVar[str] = "function"
+class ModelTestStep(TestStep):
+    kind: ClassVar[str] = "model"   # Flink's model steps: no runner here
     name: str
 
 
 def test_a_step_kind_the_runners_cannot_run_fails_instead_of_being_skipped():
     from dataclasses import replace
-    program = replace(CALC_PROGRAM, steps=CALC_PROGRAM.steps + (FunctionTestStep("f"),))
-    with pytest.raises(ProgramError, match="step kind 'function' \\(FunctionTestStep\\) cannot be "
+    program = replace(CALC_PROGRAM, steps=CALC_PROGRAM.steps + (ModelTestStep("m"),))
+    with pytest.raises(ProgramError, match="step kind 'model' \\(ModelTestStep\\) cannot be "
                                            "run by the semantic/generate/restore runners"):
         check_programs([program])
 

@@ -515,7 +515,7 @@ def test_execute_and_explain_plan():
 @pytest.mark.parametrize("sql, construct", [
     ("SELECT a FROM t", "bare SELECT (use INSERT INTO <sink> SELECT ...)"),
     ("CREATE VIEW v AS SELECT 1", "CREATE VIEW statement"),
-    ("CREATE TEMPORARY FUNCTION f AS 'x'", "CREATE TEMPORARY FUNCTION statement"),
+    ("CREATE TEMPORARY VIEW v AS SELECT 1", "CREATE TEMPORARY VIEW statement"),
     ("DROP TABLE t", "DROP TABLE statement"),
     ("ALTER TABLE t SET ('a' = 'b')", "ALTER TABLE statement"),
     ("USE cat", "USE statement"),
@@ -526,6 +526,20 @@ def test_unsupported_statements_are_named(sql, construct):
     error = unsupported(f"SET 'a' = 'b';\n{sql}")
     assert error.construct == construct
     assert (error.line, error.column) == (2, 1)
+
+
+def test_create_function():
+    from streamplan.sql.ast import CreateFunction
+
+    assert parse_script("CREATE TEMPORARY SYSTEM FUNCTION f AS 'm:C' LANGUAGE PYTHON;\n"
+                        "CREATE TEMPORARY FUNCTION IF NOT EXISTS g AS 'm:D';\n"
+                        "CREATE FUNCTION h AS 'm:E'") == [
+        CreateFunction("f", "m:C", True, False, pos(1, 1)),
+        CreateFunction("g", "m:D", False, True, pos(2, 1)),
+        CreateFunction("h", "m:E", False, False, pos(3, 1))]
+    assert unsupported("CREATE FUNCTION f AS 'a.B' LANGUAGE JAVA").construct == "LANGUAGE JAVA function"
+    assert syntax_error("CREATE FUNCTION f AS m").message == (
+        "expected a single-quoted class of the function, 'module:qualname', found 'm'")
 
 
 def test_unknown_statement_keyword_is_a_syntax_error():

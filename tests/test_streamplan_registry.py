@@ -90,7 +90,7 @@ def test_the_shipped_registry_has_the_expected_node_versions():
     # the mini-batch options); all_metadata() sorts by name, then version.
     assert [m.type_id for m in REGISTRY.all_metadata()] == [
         "stream-exec-calc_1", "stream-exec-changelog-normalize_1",
-        "stream-exec-changelog-normalize_2", "stream-exec-deduplicate_1",
+        "stream-exec-changelog-normalize_2", "stream-exec-correlate_1", "stream-exec-deduplicate_1",
         "stream-exec-drop-update-before_1", "stream-exec-global-group-aggregate_1",
         "stream-exec-group-aggregate_1",
         "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",

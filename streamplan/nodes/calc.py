@@ -9,6 +9,7 @@ from ..changelog import OP_COLUMN
 from ..types import quote_identifier
 from .base import ExecNode
 from .fields import SparkExpression
+from .function_spec import FunctionSpec
 from .metadata import exec_node
 
 
@@ -16,6 +17,26 @@ from .metadata import exec_node
 class StreamExecCalc(ExecNode):
     projection: list[SparkExpression]
     condition: Optional[SparkExpression] = None
+    # the user-defined scalar functions its expressions call (absent when none): by identity
+    # and class, resolved and registered in Spark before the calc runs
+    functions: Optional[list[FunctionSpec]] = None
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _calls_its_functions(cls, data, handler):
+        """Its expressions may call the functions it names (and the built-ins)."""
+        from ..functions.spark import sql_name
+        from ..sql.expressions import user_functions
+
+        names = []
+        if isinstance(data, dict):
+            for raw in data.get("functions") or ():
+                try:
+                    names.append(sql_name(FunctionSpec.model_validate(raw)))
+                except Exception:      # the field's own validation reports it
+                    pass
+        with user_functions(names):
+            return handler(data)
 
     @model_validator(mode="after")
     def _one_expression_per_field(self) -> "StreamExecCalc":
@@ -38,6 +59,11 @@ class StreamExecCalc(ExecNode):
 
     def translate(self, ctx, inputs):
         frame = inputs[0]
+        if self.functions:
+            from ..functions.spark import register_scalar
+
+            for spec in self.functions:
+                register_scalar(frame.sparkSession, spec, f"node {self.id} ('{self.type}')")
         if self.condition is not None:
             frame = frame.filter(self.condition)
         names = self.row_type.names

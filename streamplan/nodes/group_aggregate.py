@@ -11,17 +11,20 @@ from .base import PlanModel
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .fields import FieldIndex, SqlTypeText
 from .metadata import exec_node
+from .function_spec import FunctionSpec
 
 
 
 class AggCallSpec(PlanModel):
     name: str                      # the output field
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG"]
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"]
     arg_list: list[FieldIndex]     # input field indexes ([] for COUNT(*))
     distinct: bool = False
     filter_arg: Optional[FieldIndex] = None   # FILTER (WHERE ...): a BOOLEAN input field (Flink's
                                               # filterArg); absent from the JSON when none
     type: SqlTypeText              # SQL result type
+    user_function: Optional[FunctionSpec] = None   # UDAF: the function, by identity and class
+                                                   # (absent from the JSON for built-ins)
 
 
 def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
@@ -42,7 +45,23 @@ def runtime_calls(agg_calls: list[AggCallSpec]):
     from ..runtime.group_aggregate import AggCall
 
     return tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                         call.distinct, call.type, call.filter_arg) for call in agg_calls)
+                         call.distinct, call.type, call.filter_arg)
+                 if call.user_function is None else
+                 AggCall(call.function, None, False, call.type, call.filter_arg,
+                         call.user_function.implementation, call.user_function.accumulator_type,
+                         tuple(call.arg_list))
+                 for call in agg_calls)
+
+
+def resolve_user_functions(node, agg_calls: list[AggCallSpec]) -> None:
+    """Before the node runs: every UDAF the plan names resolves to a class that declares the
+    signature (and accumulator) the plan holds (functions.catalog.resolve)."""
+    from ..functions import resolve
+
+    for call in agg_calls:
+        if call.user_function is not None:
+            resolve(call.user_function, f"node {node.id} ('{node.type}'), aggregate call "
+                                        f"'{call.name}'")
 
 
 def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) -> None:
@@ -59,7 +78,8 @@ def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) ->
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
     STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX and "
-                 "DISTINCT calls every value with its count); TTL from `state`")
+                 "DISTINCT calls every value with its count; a UDAF its declared accumulator "
+                 "type); TTL from `state`")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
@@ -92,6 +112,10 @@ class StreamExecGroupAggregate(KeyedNode):
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):
         return self.grouping
+
+    def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.agg_calls)
+        return super().translate(ctx, inputs)
 
     def runtime_params(self, input_row):
         from ..runtime.group_aggregate import GroupAggParams

@@ -17,7 +17,9 @@ from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumu
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
 from ..types import Field, RowType, parse_type, quote_identifier
-from .aggregates import AggregateCall, aggregate_calls, result_type
+from .aggregates import AggregateCall, aggregate_calls, is_aggregate, result_type
+from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
+                              user_aggregate_spec)
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .windows import uses_window_column
@@ -54,7 +56,7 @@ class AggregateRules:
         calls: list[AggregateCall] = []
         for expression in items + ([having.this] if having else []):
             try:
-                calls.extend(aggregate_calls(expression))
+                calls.extend(aggregate_calls(expression, self.functions))
             except UnsupportedSqlError as err:
                 if err.line is not None:
                     raise
@@ -94,7 +96,8 @@ class AggregateRules:
                         f"aggregate (a window aggregate over the window table function's "
                         f"columns, Flink's WindowAttached windowing)",
                         ctx.position.line, ctx.position.column, ctx.position.source)
-        columns = [(column_of(call.argument), column_of(call.condition, is_filter=True))
+        columns = [([column_of(a) for a in call.arguments] if call.udf is not None
+                    else column_of(call.argument), column_of(call.condition, is_filter=True))
                    for call in calls]
         condition = (self._sql(scope.rewrite(where_condition), input_row, where)
                      if where_condition is not None else None)
@@ -121,19 +124,28 @@ class AggregateRules:
         out_names = list(pre_row.names[:len(keys)])
         for call, (arg_index, filter_index) in zip(calls, columns):
             text = call.node.sql(dialect="spark")
-            same = next((spec for spec in specs if (spec.function, spec.distinct, spec.filter_arg)
-                         == (call.function, call.distinct, filter_index) and spec.arg_list == (
-                             [] if arg_index is None else [arg_index])), None)
+            arg_list = (arg_index if isinstance(arg_index, list)
+                        else [] if arg_index is None else [arg_index])
+            user_function = (user_aggregate_spec(call, [pre_row.fields[i].type for i in arg_list],
+                                                 need_retraction_of(self, node), where)
+                             if call.udf is not None else None)
+            same = next((spec for spec in specs if (spec.function, spec.distinct, spec.filter_arg,
+                                                     spec.user_function)
+                         == (call.function, call.distinct, filter_index, user_function)
+                         and spec.arg_list == arg_list), None)
             if same is not None:
                 call_columns[text] = same.name
                 continue
-            arg_type = pre_row.fields[arg_index].type if arg_index is not None else None
             name = _dedupe(out_names + [f"EXPR${len(out_names)}"])[-1]
             out_names.append(name)
-            specs.append(AggCallSpec(name=name, function=call.function,
-                                     arg_list=[] if arg_index is None else [arg_index],
+            if user_function is not None:
+                out_type = parse_type(user_function.result_type).text
+            else:
+                arg_type = pre_row.fields[arg_index].type if arg_index is not None else None
+                out_type = result_type(call.function, arg_type).text
+            specs.append(AggCallSpec(name=name, function=call.function, arg_list=arg_list,
                                      distinct=call.distinct, filter_arg=filter_index,
-                                     type=result_type(call.function, arg_type).text))
+                                     type=out_type, user_function=user_function))
             call_columns[text] = name
         key_fields = [Field(f.name, f.type) for f in pre_row.fields[:len(keys)]]
         output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
@@ -143,13 +155,19 @@ class AggregateRules:
         selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
         if relation.window is not None:
+            if any(spec.user_function is not None for spec in specs):
+                raise UnsupportedSqlError(
+                    "a user-defined aggregate function in a window aggregate "
+                    "(stream-exec-window-aggregate runs the built-in aggregates only; a UDAF "
+                    "runs in stream-exec-group-aggregate)", ctx.position.line,
+                    ctx.position.column, ctx.position.source)
             time_index = pre_row.index(time_name)
             agg = self._add_window_aggregate(node, relation, len(keys), specs, window_keys,
                                              out_names[:len(keys)] + [
                                                  _agg_text(spec, pre_row) for spec in specs],
                                              out_names[:len(keys)], time_index)
             output = agg.row_type
-        elif self._two_phase(ctx):
+        elif self._two_phase(ctx, specs):
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
             agg = self._local_global(node, len(keys), specs, out_names, output, need_retraction,
                                      ttls)
@@ -169,10 +187,10 @@ class AggregateRules:
 
         def over_aggregate(expression: exp.Expression) -> exp.Expression:
             def replace(sub: exp.Expression) -> exp.Expression:
-                if isinstance(sub, (exp.AggFunc, exp.Filter)):
+                if isinstance(sub, exp.Filter) or is_aggregate(sub, self.functions):
                     return _column(call_columns[sub.sql(dialect="spark")])
                 if not isinstance(sub, exp.Literal) and not any(
-                        isinstance(inner, exp.AggFunc) for inner in sub.walk()):
+                        is_aggregate(inner, self.functions) for inner in sub.walk()):
                     text = spark_sql(scope.rewrite(sub))
                     if text in key_columns:
                         return _column(key_columns[text])
@@ -196,12 +214,13 @@ class AggregateRules:
                                      sink_row)
 
     # --- mini-batch: two phases (Flink's TwoStageOptimizedAggregateRule) -------------------
-    def _two_phase(self, ctx: QueryContext) -> bool:
+    def _two_phase(self, ctx: QueryContext, specs: list[AggCallSpec]) -> bool:
         """With table.exec.mini-batch.enabled an aggregate is a local and a global one unless
         table.optimizer.agg-phase-strategy is ONE_PHASE, which Flink runs as a mini-batch
         group aggregate (MiniBatchGroupAggFunction): not supported yet."""
         if not self.config.get(MINIBATCH_ENABLED):
             return False
+        check_user_functions_in_mini_batch(specs, ctx)
         if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
             raise UnsupportedSqlError(
                 "a group aggregate with table.exec.mini-batch.enabled and "
@@ -247,7 +266,10 @@ class AggregateRules:
 
 
 def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
-    """Flink's rendering: `COUNT(DISTINCT a) FILTER $f3 AS cnt`."""
+    """Flink's rendering: `COUNT(DISTINCT a) FILTER $f3 AS cnt`, `my_avg(e, a) AS s1`."""
+    if spec.user_function is not None:
+        args = ", ".join(pre_row.fields[i].name for i in spec.arg_list)
+        return f"{spec.user_function.identity.replace('`', '')}({args}) AS {spec.name}"
     inner = "*" if not spec.arg_list else (
         ("DISTINCT " if spec.distinct else "") + pre_row.fields[spec.arg_list[0]].name)
     condition = (f" FILTER {pre_row.fields[spec.filter_arg].name}"

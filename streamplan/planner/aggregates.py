@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional
 
 from sqlglot import exp
 
 from ..errors import UnsupportedSqlError
+from ..functions import AGGREGATE, FunctionDefinition
 from ..types import INTEGRAL_TYPES, SqlType
 
 _FUNCTIONS = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX", exp.Avg: "AVG"}
@@ -22,24 +23,49 @@ class AggregateCall:
     argument: Optional[exp.Expression]
     distinct: bool
     condition: Optional[exp.Expression] = None    # FILTER (WHERE condition)
+    udf: Optional[FunctionDefinition] = None      # a user-defined aggregate function
+    arguments: tuple[exp.Expression, ...] = ()    # its arguments (a UDAF takes several)
 
     @property
     def text(self) -> str:
         """Flink's rendering in descriptions: COUNT(*), SUM(v), COUNT(DISTINCT v)."""
+        if self.udf is not None:
+            return f"{self.udf.name}({', '.join(_plain(a) for a in self.arguments)})"
         if self.argument is None:
             return f"{self.function}(*)"
         inner = self.argument.sql(dialect="spark").replace("`", "")
         return f"{self.function}({'DISTINCT ' if self.distinct else ''}{inner})"
 
 
-def aggregate_calls(expression: exp.Expression) -> list[AggregateCall]:
+def _plain(expression: exp.Expression) -> str:
+    return expression.sql(dialect="spark").replace("`", "")
+
+
+def udaf_of(node: exp.Expression, functions: Mapping[str, FunctionDefinition]
+            ) -> Optional[FunctionDefinition]:
+    """The user-defined aggregate function a call names, if it names one."""
+    if isinstance(node, exp.Anonymous):
+        found = functions.get(node.name.lower())
+        if found is not None and found.kind == AGGREGATE:
+            return found
+    return None
+
+
+def is_aggregate(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> bool:
+    return isinstance(node, exp.AggFunc) or udaf_of(node, functions) is not None
+
+
+def aggregate_calls(expression: exp.Expression,
+                    functions: Mapping[str, FunctionDefinition] = {}) -> list[AggregateCall]:
     """The aggregate calls in an expression (outermost first); unsupported ones are named.
     An aggregate's FILTER (WHERE condition) is part of its call: `AVG(a) FILTER (WHERE a > 1)`
     is one call, whose condition the planner projects as a column (Flink's filterArg)."""
     calls = []
-    for node in expression.find_all(exp.AggFunc):
+    for node in expression.walk():
+        if not is_aggregate(node, functions):
+            continue
         ancestors = list(_ancestors(node, expression))
-        if any(isinstance(parent, exp.AggFunc) for parent in ancestors):
+        if any(is_aggregate(parent, functions) for parent in ancestors):
             raise UnsupportedSqlError(f"nested aggregate {node.sql(dialect='spark')}")
         owner = next((parent for parent in ancestors if isinstance(parent, exp.Filter)
                       and parent.this is not node), None)
@@ -47,12 +73,13 @@ def aggregate_calls(expression: exp.Expression) -> list[AggregateCall]:
             raise UnsupportedSqlError(
                 f"aggregate {node.sql(dialect='spark')} in the FILTER of "
                 f"{owner.sql(dialect='spark')} (a FILTER condition is over the input columns)")
-        call = _call(node)
+        call = _call(node, functions)
         filtered = node.parent if isinstance(node.parent, exp.Filter) else None
         if filtered is not None:
             where = filtered.expression
             condition = where.this if isinstance(where, exp.Where) else where
-            call = AggregateCall(filtered, call.function, call.argument, call.distinct, condition)
+            call = AggregateCall(filtered, call.function, call.argument, call.distinct, condition,
+                                 call.udf, call.arguments)
         calls.append(call)
     return calls
 
@@ -64,7 +91,14 @@ def _ancestors(node: exp.Expression, root: exp.Expression):
         parent = parent.parent
 
 
-def _call(node: exp.Expression) -> AggregateCall:
+def _call(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> AggregateCall:
+    udf = udaf_of(node, functions)
+    if udf is not None:
+        arguments = tuple(node.expressions)
+        if any(isinstance(a, (exp.Star, exp.Distinct)) for a in arguments):
+            raise UnsupportedSqlError(f"{node.sql(dialect='spark')}: * or DISTINCT in a call of "
+                                      f"the user-defined aggregate function {udf.name}")
+        return AggregateCall(node, "UDAF", None, False, udf=udf, arguments=arguments)
     function = _FUNCTIONS.get(type(node))
     if function is None:
         raise UnsupportedSqlError(

@@ -3,8 +3,9 @@ the nodes and edges, with each node's changelog kinds, their origins and its uni
 `add` puts an exec node at its latest version into the graph, and an INSERT is planned to
 a sink, with Flink 2.3's upsert materialization. The rules that plan a query block live
 one concern a module, as sqlglot's optimizer keeps one rule a module, and are mixed into
-the class: select, sources, joins, subqueries, ranks, aggregate_rule, windows,
-window_joins, window_ranks, changelog, unions, values_rule and limits. `_sql` (Spark SQL
+the class: select, sources, joins, temporal_joins, subqueries, ranks, aggregate_rule,
+windows, window_joins, window_ranks, changelog, unions, values_rule, limits, temporal_sorts
+and correlates. `_sql` (Spark SQL
 of an expression, with Flink's integer division) and `_state_ttl`, which several rules
 use, are here.
 """
@@ -17,6 +18,8 @@ from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
+from ..functions import SCALAR, FunctionDefinition
+from ..functions.spark import scalar_functions_called
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -26,11 +29,12 @@ from ..options import (MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, MINIBATCH_SIZ
                        SINK_UPSERT_MATERIALIZE, STATE_TTL, Configuration)
 from ..plan import CompiledPlan, Edge
 from ..sql.ast import CreateTable, Insert
-from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct
+from ..sql.expressions import EXPRESSIONS_HINT, disallowed_construct, user_functions
 from ..nodes.calc import StreamExecCalc
 from ..types import INTEGRAL_TYPES, Field, RowType, quote_identifier
 from .aggregate_rule import AggregateRules
 from .changelog import ChangelogRules, infer_node_changelog
+from .correlates import CorrelateRules
 from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
@@ -53,10 +57,11 @@ from .windows import WindowRules
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
                   AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, ChangelogRules,
-                  UnionRules, ValuesRules, LimitRules, TemporalSortRules):
+                  UnionRules, ValuesRules, LimitRules, TemporalSortRules, CorrelateRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
+    functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     nodes: list[ExecNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
@@ -243,14 +248,19 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         types = self.types.resolve(input_row, projection, None, where)
         fields = tuple(Field(name, sql_type, rowtime=name == rowtime)
                        for name, sql_type in zip(names, types))
-        return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
-                        output_type=RowType(fields).text,
-                        description=_calc_description(projection, names, condition))
+        called = scalar_functions_called(self.functions, projection + [condition or ""])
+        with user_functions(definition.name for definition in called):
+            return self.add(StreamExecCalc, [node], projection=projection, condition=condition,
+                            output_type=RowType(fields).text,
+                            functions=[definition.spec for definition in called] or None,
+                            description=_calc_description(projection, names, condition))
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
         """Spark SQL text of a resolved expression, with Flink's integer division. Only what
         a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
-        construct = disallowed_construct(expression)
+        with user_functions(name for name, definition in self.functions.items()
+                            if definition.kind == SCALAR):
+            construct = disallowed_construct(expression)
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
         return spark_sql(integer_division(expression, input_row, self.types, where))

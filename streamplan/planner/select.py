@@ -60,7 +60,7 @@ class SelectRules:
                 relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
             else:
                 relation, condition = self._plan_from(select, condition, ctx, top_level)
-            if select.args.get("group") or select.args.get("having") or _has_aggregates(select):
+            if select.args.get("group") or select.args.get("having") or _has_aggregates(select, self.functions):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
             if relation.window is not None:    # no aggregate consumes the window
                 relation = self._window_table_function(relation, ctx)
@@ -139,6 +139,9 @@ class SelectRules:
                 conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
                 relation = self._temporal_join(relation, join, ctx, pushed)
                 continue
+            if isinstance(join.this, exp.Lateral):      # LATERAL TABLE(f(x)): correlates.py
+                relation = self._correlate(relation, join, ctx)
+                continue
             right = self._relation(join.this, ctx)
             # a window TVF joined is its window table function's rows (a window join when
             # the condition pairs the windows: window_joins.py)
@@ -175,6 +178,9 @@ class SelectRules:
             raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF on '{item.name}' outside a join "
                                       f"(a temporal table is the right side of a JOIN)",
                                       ctx.position.line, ctx.position.column, ctx.position.source)
+        if isinstance(item, (exp.Lateral, exp.Unnest)):
+            raise UnsupportedSqlError(_correlate_refusal(item, self.functions), ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
         if not isinstance(item, exp.Table) or not isinstance(item.this, exp.Identifier):
             raise UnsupportedSqlError(f"{type(item).__name__} in FROM (tables, subqueries, "
                                       f"CTEs and VALUES are supported)")
@@ -187,6 +193,15 @@ class SelectRules:
         table = self._table(item.name, where, role="source")
         node = self._scan(table)
         return Relation(node, [ScopeField(alias, f.name, f) for f in node.row_type.fields], names)
+
+
+def _correlate_refusal(item: exp.Expression, functions) -> str:
+    """UNNEST, and a LATERAL that is not joined to rows before it."""
+    if isinstance(item, exp.Unnest):
+        return ("UNNEST in FROM (Flink runs it in stream-exec-correlate as a built-in table "
+                "function over an ARRAY column; ARRAY column types are not supported here)")
+    return ("LATERAL as the first FROM item (a correlate joins a table function call to the "
+            "rows of the FROM items before it: FROM t, LATERAL TABLE(f(t.x)) AS T(y))")
 
 
 def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> None:
@@ -212,10 +227,12 @@ def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> 
                 position.line, position.column, position.source)
 
 
-def _has_aggregates(select: exp.Select) -> bool:
+def _has_aggregates(select: exp.Select, functions) -> bool:
     """Whether the SELECT list aggregates: an aggregate under OVER (...) is a window function,
     which the projection refuses by name (stream-exec-over-aggregate), not a group aggregate."""
-    return any(isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window)
+    from .aggregates import is_aggregate
+
+    return any(is_aggregate(node, functions) and not isinstance(node.parent, exp.Window)
                for item in select.expressions for node in item.walk())
 
 

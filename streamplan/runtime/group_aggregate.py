@@ -20,11 +20,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterator, Optional
 
 from ..changelog import RowKind
+from ..functions.data_types import RowOf, from_state, parse_data_type, state_ddl, to_state
 from .batch_rows import Output, plain
 from .processor import KeyedValueProcessor
 
-COUNT, SUM, MIN, MAX, AVG = "COUNT", "SUM", "MIN", "MAX", "AVG"
-FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG)
+COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
+FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF)
 ACC_STATE = "acc-state"
 
 
@@ -39,6 +40,18 @@ class AggCall:
     distinct: bool
     result_type: str
     filter: Optional[int] = None
+    # a user-defined aggregate function (UDAF): its class ('module:qualname'), accumulator
+    # type and argument indexes; Flink's AggregateFunction contract (accumulate, retract,
+    # getValue) runs it, with every argument passed, NULLs included
+    implementation: Optional[str] = None
+    accumulator_type: Optional[str] = None
+    args: tuple[int, ...] = ()
+
+    @property
+    def function_instance(self) -> Any:
+        from ..functions import instance_of
+
+        return instance_of(self.implementation)
 
     def takes(self, row: tuple) -> bool:
         """Whether a row reaches this call: no FILTER, or its filter column is TRUE."""
@@ -59,6 +72,8 @@ class GroupAggParams:
 
 
 def _initial(call: AggCall) -> Any:
+    if call.function == UDAF:
+        return call.function_instance.create_accumulator()
     if call.keeps_values:
         return {}
     if call.function in (SUM, AVG):
@@ -67,7 +82,13 @@ def _initial(call: AggCall) -> Any:
 
 
 def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
-    """Accumulate (sign 1) or retract (sign -1) one input value into one accumulator."""
+    """Accumulate (sign 1) or retract (sign -1) one input value into one accumulator (for a
+    UDAF, `value` is the tuple of its arguments; its methods change the accumulator in place,
+    Flink's AggregateFunction.accumulate / retract)."""
+    if call.function == UDAF:
+        function = call.function_instance
+        (function.accumulate if sign > 0 else function.retract)(acc, *value)
+        return acc
     if call.arg is not None and value is None:
         return acc                     # aggregates skip NULL arguments
     if call.keeps_values:
@@ -88,6 +109,8 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
 
 
 def _result(call: AggCall, acc: Any) -> Any:
+    if call.function == UDAF:
+        return call.function_instance.get_value(acc)
     if call.keeps_values:
         present = [value for value, count in acc.items() if count > 0]
         if call.function == COUNT:
@@ -157,7 +180,8 @@ class GroupAggCore:
         acc.row_count += sign
         for index, call in enumerate(self.p.calls):
             if call.takes(row):
-                value = row[call.arg] if call.arg is not None else None
+                value = (tuple(row[i] for i in call.args) if call.function == UDAF
+                         else row[call.arg] if call.arg is not None else None)
                 acc.values[index] = _apply(call, acc.values[index], value, sign)
         return self.emit(key, first, before, acc, out)
 
@@ -187,21 +211,30 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
     """One value per grouping key: the row count and one accumulator per aggregate call,
     with processing-time TTL (always on; see runtime.state_ttl)."""
     fields = ["rowCount: BIGINT"]
+    accumulators = []
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
-        if call.keeps_values:
+        if call.function == UDAF:
+            fields.append(f"a{index}: {state_ddl(parse_data_type(call.accumulator_type))}")
+            accumulators.append(f"a{index}: {call.implementation} {call.accumulator_type}")
+        elif call.keeps_values:
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
         else:
             fields.append(f"a{index}: BIGINT")
-    return {ACC_STATE: {"kind": "value", "value": f"acc STRUCT<{', '.join(fields)}>",
-                        "grouping": grouping_ddl, "ttl": "processing-time"}}
+    layout = {"kind": "value", "value": f"acc STRUCT<{', '.join(fields)}>",
+              "grouping": grouping_ddl, "ttl": "processing-time"}
+    if accumulators:            # which function's accumulator each UDAF field holds
+        layout["accumulators"] = "; ".join(accumulators)
+    return {ACC_STATE: layout}
 
 
 def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
     values = []
     for call, value in zip(calls, acc.values):
-        if call.keeps_values:
+        if call.function == UDAF:
+            values.append(to_state(value, parse_data_type(call.accumulator_type)))
+        elif call.keeps_values:
             values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
         elif call.function in (SUM, AVG):
             values.append(tuple(value))
@@ -215,7 +248,12 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
     fields = list(struct.values()) if isinstance(struct, dict) else list(struct)
     values = []
     for call, value in zip(calls, fields[1:]):
-        if call.keeps_values:
+        if call.function == UDAF:
+            data_type = parse_data_type(call.accumulator_type)
+            fresh = call.function_instance.create_accumulator()
+            values.append(from_state(value, data_type, fresh if isinstance(data_type, RowOf)
+                                     else None))
+        elif call.keeps_values:
             values.append({plain(item)[0]: plain(item)[1] for item in value or []})
         elif call.function in (SUM, AVG):
             values.append(list(plain(value)))

@@ -136,7 +136,19 @@ class ExplainPlan:
     position: Position
 
 
-Statement = Union[CreateTable, SetOption, Insert, StatementSet, CompilePlan, MigratePlan,
+@dataclass(frozen=True)
+class CreateFunction:
+    """`CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS 'module:qualname'
+    [LANGUAGE PYTHON]`: a temporary system function, or a (temporary) catalog function."""
+
+    name: str
+    implementation: str
+    temporary_system: bool
+    if_not_exists: bool
+    position: Position
+
+
+Statement = Union[CreateTable, CreateFunction, SetOption, Insert, StatementSet, CompilePlan, MigratePlan,
                   ExecutePlan, ExplainPlan]
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Optional
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterable, Iterator, Optional
 
 import sqlglot
 from sqlglot import exp
@@ -146,9 +148,24 @@ def _ancestors(node: exp.Expression):
         parent = parent.parent
 
 
+# User-defined scalar functions an expression may call besides the built-ins: those a calc
+# names in its `functions` (the planner and the plan loader set them while they check it).
+_USER_FUNCTIONS: ContextVar[frozenset] = ContextVar("user_functions", default=frozenset())
+
+
+@contextmanager
+def user_functions(names: Iterable[str]) -> Iterator[None]:
+    token = _USER_FUNCTIONS.set(frozenset(name.upper() for name in names))
+    try:
+        yield
+    finally:
+        _USER_FUNCTIONS.reset(token)
+
+
 def disallowed_construct(tree: exp.Expression) -> Optional[str]:
     """The first construct of `tree` an expression may not use, as a user would name it
     (`function REFLECT`, `subquery`), or None when every part is allowed."""
+    declared = _USER_FUNCTIONS.get()
     for node in tree.walk():
         if isinstance(node, exp.Literal) and not node.is_string:
             problem = numeric_literal_problem(node.this)
@@ -159,7 +176,7 @@ def disallowed_construct(tree: exp.Expression) -> Optional[str]:
             if problem is not None:
                 return problem
         elif isinstance(node, exp.Anonymous):
-            if node.name.upper() not in _NAMED_FUNCTIONS:
+            if node.name.upper() not in _NAMED_FUNCTIONS | declared:
                 return f"function {node.name.upper()}"
         elif isinstance(node, (exp.Select, exp.Subquery, exp.Query)):
             return "subquery"

@@ -33,7 +33,7 @@ from sqlglot.errors import ParseError, TokenError
 from streamplan.durations import INTERVAL_UNITS_MS, bounded_decimal
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
-    ColumnDef, CompilePlan, CreateTable, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
+    CreateFunction, ColumnDef, CompilePlan, CreateTable, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
     SetOption, Statement, StatementSet, WatermarkDef,
 )
 from streamplan.sql.expressions import numeric_literal_problem
@@ -43,7 +43,7 @@ from streamplan.sql.splitter import (
 )
 from streamplan.types import TYPE_ALIASES, TYPE_ARITIES, TYPE_PARAM_RANGES
 
-_SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, INSERT INTO ... SELECT, "
+_SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, CREATE FUNCTION, INSERT INTO ... SELECT, "
               "statement sets and COMPILE / EXECUTE / EXPLAIN PLAN.")
 _HINT_PLACEMENT = "Put hints right after the SELECT of INSERT INTO <sink> SELECT."
 _HINT_NOTE = " (hints take key-value options: 'key' = 'value')"
@@ -371,7 +371,11 @@ class _TableDraft:
         return tuple(names)
 
 
-def _parse_create(cur: _Cursor) -> CreateTable:
+def _parse_create(cur: _Cursor) -> CreateTable | CreateFunction:
+    words = [token.upper if token.kind == WORD else "" for token in cur.tokens[1:4]]
+    if "FUNCTION" in words[:1] or words[:2] == ["TEMPORARY", "FUNCTION"] \
+            or words[:3] == ["TEMPORARY", "SYSTEM", "FUNCTION"]:
+        return _parse_create_function(cur)
     if not cur.peek_word("TABLE", ahead=1):
         raise cur.src.unsupported(f"{_statement_kind(cur.tokens)} statement", cur.tokens[0].start,
                                   _SUPPORTED)
@@ -388,6 +392,31 @@ def _parse_create(cur: _Cursor) -> CreateTable:
             break
     cur.expect_punct(")", f"or ',' in the column list of table '{draft.name}'")
     return draft.build(_parse_table_options(cur, draft), keyword)
+
+
+def _parse_create_function(cur: _Cursor) -> CreateFunction:
+    """Flink's CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS 'identifier'
+    [LANGUAGE ...]; the identifier is the Python class, 'module:qualname'."""
+    keyword = cur.advance()
+    temporary = cur.accept_word("TEMPORARY") is not None
+    system = temporary and cur.accept_word("SYSTEM") is not None
+    cur.expect_word("FUNCTION", "after CREATE [TEMPORARY [SYSTEM]]")
+    if_not_exists = _accept_if_not_exists(cur)
+    name, token = cur.expect_identifier("a function name after CREATE FUNCTION")
+    if cur.accept_punct("."):
+        raise cur.src.unsupported(f"a qualified function name '{name}.…'", token.start,
+                                  "Functions live in default_catalog.default_database; "
+                                  "give the plain name.")
+    cur.expect_word("AS", f"after the function name '{name}'")
+    implementation, _ = cur.expect_string("class of the function, 'module:qualname'")
+    if cur.accept_word("LANGUAGE"):
+        language, where = cur.expect_identifier("a language after LANGUAGE (PYTHON)")
+        if language.upper() != "PYTHON":
+            raise cur.src.unsupported(f"LANGUAGE {language.upper()} function", where.start,
+                                      "Functions here are Python classes: LANGUAGE PYTHON.")
+    cur.expect_end(f"after CREATE FUNCTION {name} AS '...' [LANGUAGE PYTHON]")
+    return CreateFunction(name, implementation, system, if_not_exists,
+                          cur.src.position(keyword.start))
 
 
 def _column_list(cur: _Cursor, clause: str) -> list[Token]:

@@ -1,0 +1,119 @@
+"""Table test programs for stream-exec-correlate (Flink's CorrelateTestPrograms): a table
+function joined to each row, LATERAL TABLE(f(x)), inner and LEFT ... ON TRUE. Stateless; the
+plan names the function by identity and class, which the restore resolves again."""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
+
+from . import _functions as udfs
+
+FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
+BEFORE_DATA = ([1, 1, "hi#there"], [2, 2, "hello#world"])
+AFTER_DATA = ([4, 4, "foo#bar"], [3, 3, "bar#fiz"])
+SOURCE_SCHEMA = ("a BIGINT", "b INT NOT NULL", "c VARCHAR")
+
+
+def source() -> SourceTestStep:
+    return (SourceTestStep.new_builder("source_t").add_schema(*SOURCE_SCHEMA)
+            .producing_before_restore(*BEFORE_DATA).producing_after_restore(*AFTER_DATA)
+            .build())
+
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+TINY = (
+    TableTestProgram.of("correlate-tiny", "splits one string per phase")
+    .setup_temporary_system_function("func1", udfs.TableFunc1)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("c STRING")
+                        .producing_before_restore(["a#b"]).producing_after_restore(["c#d"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("c STRING", "s STRING")
+                      .consuming_before_restore("+I[a#b, a]", "+I[a#b, b]")
+                      .consuming_after_restore("+I[c#d, c]", "+I[c#d, d]").build())
+    .run_sql("INSERT INTO S SELECT c, s FROM T, LATERAL TABLE(func1(c)) AS T2(s)")
+    .build())
+
+# --- Flink's own programs (CorrelateTestPrograms.java), as they are; their functions
+# (TableFunc1, StringSplit) rewritten in Python in programs/_functions.py. Not ported:
+# CORRELATE_CROSS_JOIN_UNNEST (an ARRAY<ROW<nested STRING>> column: docs/flink-programs.md).
+CORRELATE_CATALOG_FUNC = (
+    TableTestProgram.of("correlate-catalog-func",
+                        "validate correlate with temporary catalog function")
+    .ported_from("CorrelateTestPrograms.java#CORRELATE_CATALOG_FUNC", FLINK_COMMIT)
+    .setup_temporary_catalog_function("func1", udfs.TableFunc1)
+    .setup_table_source(source())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("a VARCHAR", "b VARCHAR")
+                      .consuming_before_restore("+I[hi#there, $hi]", "+I[hi#there, $there]",
+                                                "+I[hello#world, $hello]",
+                                                "+I[hello#world, $world]")
+                      .consuming_after_restore("+I[foo#bar, $foo]", "+I[foo#bar, $bar]",
+                                               "+I[bar#fiz, $bar]", "+I[bar#fiz, $fiz]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT c, s FROM source_t, LATERAL TABLE(func1(c, '$')) AS T(s)")
+    .build())
+
+CORRELATE_SYSTEM_FUNC = (
+    TableTestProgram.of("correlate-system-func",
+                        "validate correlate with temporary system function")
+    .ported_from("CorrelateTestPrograms.java#CORRELATE_SYSTEM_FUNC", FLINK_COMMIT)
+    .setup_temporary_system_function("STRING_SPLIT", udfs.StringSplit)
+    .setup_table_source(source())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("a VARCHAR", "b VARCHAR")
+                      .consuming_before_restore("+I[hi#there, hi]", "+I[hi#there, there]",
+                                                "+I[hello#world, hello]", "+I[hello#world, world]")
+                      .consuming_after_restore("+I[foo#bar, foo]", "+I[foo#bar, bar]",
+                                               "+I[bar#fiz, bar]", "+I[bar#fiz, fiz]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT c, s FROM source_t, "
+             "LATERAL TABLE(STRING_SPLIT(c, '#')) AS T(s)")
+    .build())
+
+CORRELATE_JOIN_FILTER = (
+    TableTestProgram.of("correlate-join-filter", "validate correlate with join and filter")
+    .ported_from("CorrelateTestPrograms.java#CORRELATE_JOIN_FILTER", FLINK_COMMIT)
+    .setup_temporary_catalog_function("func1", udfs.TableFunc1)
+    .setup_table_source(source())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("a VARCHAR", "b VARCHAR")
+                      .consuming_before_restore("+I[hello#world, hello]", "+I[hello#world, world]")
+                      .consuming_after_restore("+I[bar#fiz, bar]", "+I[bar#fiz, fiz]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT * FROM (SELECT c, s FROM source_t, "
+             "LATERAL TABLE(func1(c)) AS T(s)) AS T2 WHERE c LIKE '%hello%' OR c LIKE '%fiz%'")
+    .build())
+
+CORRELATE_LEFT_JOIN = (
+    TableTestProgram.of("correlate-left-join", "validate correlate with left join")
+    .ported_from("CorrelateTestPrograms.java#CORRELATE_LEFT_JOIN", FLINK_COMMIT)
+    .setup_temporary_catalog_function("func1", udfs.TableFunc1)
+    .setup_table_source(source())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("a VARCHAR", "b VARCHAR")
+                      .consuming_before_restore("+I[hi#there, hi]", "+I[hi#there, there]",
+                                                "+I[hello#world, hello]", "+I[hello#world, world]")
+                      .consuming_after_restore("+I[foo#bar, foo]", "+I[foo#bar, bar]",
+                                               "+I[bar#fiz, bar]", "+I[bar#fiz, fiz]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT c, s FROM source_t "
+             "LEFT JOIN LATERAL TABLE(func1(c)) AS T(s) ON TRUE")
+    .build())
+
+PROGRAMS = [CORRELATE_CATALOG_FUNC, CORRELATE_SYSTEM_FUNC, CORRELATE_JOIN_FILTER,
+            CORRELATE_LEFT_JOIN]
+
+NOT_PASSING: dict[str, str] = {}
+
+# Statements that must be refused (Flink's runFailingSql): no fixtures.
+CORRELATE_REFUSES_LEFT_JOIN_CONDITION = (
+    TableTestProgram.of("correlate-refuses-left-join-condition", "LEFT JOIN LATERAL TABLE(...) "
+                        "with a condition other than ON TRUE is refused by name")
+    .setup_temporary_system_function("split_words", udfs.SplitWords)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "s STRING").build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "w STRING")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO Out SELECT id, w FROM T LEFT JOIN "
+                     "LATERAL TABLE(split_words(s)) AS x(w, n) ON n > 1",
+                     UnsupportedSqlError, "LEFT JOIN LATERAL TABLE(...) with a condition other "
+                                          "than ON TRUE")
+    .build())
+
+FAILING_PROGRAMS = [CORRELATE_REFUSES_LEFT_JOIN_CONDITION]

@@ -1,0 +1,86 @@
+"""The correlate rule: `FROM t, LATERAL TABLE(f(x)) AS T(a, b)` (and `CROSS JOIN LATERAL
+TABLE(...)`, `LEFT JOIN LATERAL TABLE(...) AS T(a) ON TRUE`) over a registered table function
+becomes a stream-exec-correlate (Flink's StreamPhysicalCorrelateRule). UNNEST and LATERAL
+over anything but a registered table function are refused by name."""
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..errors import PlanningError, UnsupportedSqlError
+from ..functions import TABLE
+from ..functions.data_types import RowOf, parse_data_type
+from ..nodes.correlate import StreamExecCorrelate
+from ..types import Field, RowType, unique_names
+from .common import QueryContext, Relation
+from .scope import Scope, ScopeField
+from .user_aggregates import check_call_arguments
+
+
+class CorrelateRules:
+    """LATERAL TABLE joins; a mixin of PlanBuilder (builder.py)."""
+
+    def _correlate(self, relation: Relation, join: exp.Join, ctx: QueryContext) -> Relation:
+        where, position = ctx.where, ctx.position
+
+        def refuse(construct: str) -> UnsupportedSqlError:
+            return UnsupportedSqlError(construct, position.line, position.column, position.source)
+
+        lateral = join.this
+        call = lateral.this
+        inner = call.expressions[0] if (isinstance(call, exp.Anonymous) and call.name.upper()
+                                        == "TABLE" and len(call.expressions) == 1) else None
+        if not isinstance(inner, exp.Anonymous):
+            raise refuse(f"LATERAL {call.sql(dialect='spark')} (a LATERAL join of a table "
+                         f"function call, LATERAL TABLE(f(...)), is supported)")
+        definition = self.functions.get(inner.name.lower())
+        if definition is None or definition.kind != TABLE:
+            what = "is not registered" if definition is None else f"is a {definition.kind} function"
+            raise PlanningError(f"{where}: LATERAL TABLE({inner.name}(...)): {inner.name} {what}; "
+                                f"register a table function (streamplan.functions.TableFunction)")
+        side = (join.side or "").upper()
+        on = join.args.get("on")
+        if side == "LEFT":
+            if not (isinstance(on, exp.Boolean) and on.this is True):
+                raise refuse("LEFT JOIN LATERAL TABLE(...) with a condition other than ON TRUE")
+            join_type = "LEFT"
+        elif side or (on is not None and not (isinstance(on, exp.Boolean) and on.this is True)):
+            raise refuse(f"{side or 'INNER'} JOIN LATERAL TABLE(...) "
+                         f"{'ON ' + on.sql(dialect='spark') if on is not None else ''}".rstrip()
+                         + " (a comma, CROSS JOIN or INNER JOIN ... ON TRUE, or LEFT JOIN ... "
+                           "ON TRUE)")
+        else:
+            join_type = "INNER"
+        input_row = relation.node.row_type
+        scope = Scope(relation.scope_fields, where)
+        arguments = [self._sql(scope.rewrite(arg), input_row, where) for arg in inner.expressions]
+        arg_types = self.types.resolve(input_row, arguments, None, where) if arguments else []
+        spec = definition.spec
+        check_call_arguments(definition.name, spec, list(arg_types), where)
+        result = parse_data_type(spec.result_type)
+        fields = list(result.fields) if isinstance(result, RowOf) else [("f0", result)]
+        alias = lateral.args.get("alias")
+        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        if columns and len(columns) != len(fields):
+            raise PlanningError(f"{where}: LATERAL TABLE({definition.name}(...)) AS "
+                                f"{alias.name}({', '.join(columns)}) names {len(columns)} "
+                                f"column(s); the function returns {len(fields)} "
+                                f"({spec.result_type})")
+        names = columns or [name for name, _ in fields]
+        for name, data_type in fields:
+            if isinstance(data_type, RowOf) or not hasattr(data_type, "nullable"):
+                raise refuse(f"table function {definition.name} returning {spec.result_type} "
+                             f"(its fields must be column types)")
+        out_names = unique_names(list(input_row.names) + names)[len(input_row.names):]
+        out_fields = [Field(out, data_type.with_nullable(True))
+                      for out, (_, data_type) in zip(out_names, fields)]
+        output = RowType(tuple(input_row.fields) + tuple(out_fields))
+        shown_args = ", ".join(arguments).replace("`", "")
+        node = self.add(StreamExecCorrelate, [relation.node], join_type=join_type, function=spec,
+                        arguments=arguments, output_type=output.text,
+                        description=(f"Correlate(invocation=[{definition.name}({shown_args})], "
+                                     f"select=[{', '.join(output.names)}], "
+                                     f"joinType=[{join_type}])"))
+        qualifier = alias.name if alias is not None and alias.name else definition.name
+        scope_fields = list(relation.scope_fields) + [
+            ScopeField(qualifier, name, field) for name, field in zip(names, out_fields)]
+        return Relation(node, scope_fields, relation.names + (qualifier,))

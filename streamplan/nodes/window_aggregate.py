@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from ..changelog import INSERT_ONLY
 from ..durations import parse_duration_ms
@@ -24,49 +24,69 @@ from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 from ..types import quote_identifier
 
-WINDOW_KINDS = {"TumblingWindow": "TUMBLE", "HoppingWindow": "HOP", "CumulativeWindow": "CUMULATE"}
+WINDOW_KINDS = {"TumblingWindow": "TUMBLE", "HoppingWindow": "HOP", "CumulativeWindow": "CUMULATE",
+                "SessionWindow": "SESSION"}
 
 
 class WindowSpec(PlanModel):
-    """Flink's TumblingWindowSpec / HoppingWindowSpec / CumulativeWindowSpec: `size` (a
-    cumulative window's `maxSize`), `slide` (hopping) or `step` (cumulative), `offset`."""
+    """Flink's TumblingWindowSpec / HoppingWindowSpec / CumulativeWindowSpec /
+    SessionWindowSpec: `size` (a cumulative window's `maxSize`), `slide` (hopping) or `step`
+    (cumulative), `offset`; a session's `gap` and `partition_key_indices` (Flink's JSON name,
+    the input fields of `PARTITION BY`)."""
 
-    type: Literal["TumblingWindow", "HoppingWindow", "CumulativeWindow"]
+    type: Literal["TumblingWindow", "HoppingWindow", "CumulativeWindow", "SessionWindow"]
     size: Optional[Duration] = None
     max_size: Optional[Duration] = None
     slide: Optional[Duration] = None
     step: Optional[Duration] = None
     offset: Optional[Duration] = None
+    gap: Optional[Duration] = None
+    partition_key_indices: Optional[list[FieldIndex]] = Field(default=None,
+                                                              alias="partition_key_indices")
 
     @model_validator(mode="after")
     def _fields_of_type(self):
         wanted = {"TumblingWindow": {"size"}, "HoppingWindow": {"size", "slide"},
-                  "CumulativeWindow": {"max_size", "step"}}[self.type]
-        given = {name for name in ("size", "max_size", "slide", "step")
-                 if getattr(self, name) is not None}
+                  "CumulativeWindow": {"max_size", "step"},
+                  "SessionWindow": {"gap", "partition_key_indices"}}[self.type]
+        given = {name for name in ("size", "max_size", "slide", "step", "gap",
+                                   "partition_key_indices") if getattr(self, name) is not None}
         if given != wanted:
             raise ValueError(f"a {self.type} has {', '.join(sorted(wanted))} "
                              f"(given: {', '.join(sorted(given)) or 'none'})")
-        if any(parse_duration_ms(getattr(self, name)) <= 0 for name in wanted):
-            raise ValueError(f"the {self.type}'s {', '.join(sorted(wanted))} must be positive")
+        if self.offset is not None and self.type == "SessionWindow":
+            raise ValueError("a SessionWindow has no offset")
+        durations = wanted - {"partition_key_indices"}
+        if any(parse_duration_ms(getattr(self, name)) <= 0 for name in durations):
+            raise ValueError(f"the {self.type}'s {', '.join(sorted(durations))} must be positive")
         return self
+
+    @property
+    def is_session(self) -> bool:
+        return self.type == "SessionWindow"
 
     def assigner(self):
         from ..runtime.window_aggregate import SliceAssigner
 
+        if self.is_session:
+            raise ValueError("a session window is not sliced (it has no slice assigner)")
         kind = WINDOW_KINDS[self.type]
         size = parse_duration_ms(self.max_size or self.size)
         slide = parse_duration_ms(self.slide or self.step or self.size)
         offset = parse_duration_ms(self.offset) if self.offset is not None else 0
         return SliceAssigner(kind, size, slide, offset)
 
-    def describe(self, time_column: str) -> str:
-        """Flink's rendering: TUMBLE(time_col=[rowtime], size=[5 s])."""
+    def describe(self, time_column: str, input_names: tuple[str, ...] = ()) -> str:
+        """Flink's rendering: TUMBLE(time_col=[rowtime], size=[5 s]);
+        SESSION(time_col=[rowtime], gap=[5 s], partition keys=[name])."""
         parts = [f"time_col=[{time_column}]"]
-        for name in ("max_size", "size", "slide", "step", "offset"):
+        for name in ("max_size", "size", "slide", "step", "offset", "gap"):
             value = getattr(self, name)
             if value is not None:
                 parts.append(f"{name}=[{_seconds(value)}]")
+        if self.partition_key_indices:
+            keys = ", ".join(input_names[i] for i in self.partition_key_indices)
+            parts.append(f"partition keys=[{keys}]")
         return f"{WINDOW_KINDS[self.type]}({', '.join(parts)})"
 
 
@@ -97,7 +117,10 @@ class StreamExecWindowAggregate(KeyedNode):
                  "window is one slice, hopping windows share slices of gcd(size, slide) merged "
                  "when a window fires, cumulative windows keep their merged accumulator in the "
                  "first slice) and an event-time timer per pending window end; slices are "
-                 "cleared when the last window needing them fires")
+                 "cleared when the last window needing them fires; session windows (Flink's "
+                 "unslicing operator): per group key one accumulator per state window and the "
+                 "session-window-mapping of in-flight windows to state windows, merged as "
+                 "sessions merge, with a timer per in-flight window end")
     RUNTIME = "window_aggregate"
     grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
@@ -107,6 +130,8 @@ class StreamExecWindowAggregate(KeyedNode):
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),
                 ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
+                ("windowing.window.partition_key_indices", 0,
+                 self.windowing.window.partition_key_indices or []),
                 *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
                 *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
                   for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
@@ -158,14 +183,30 @@ class StreamExecWindowAggregate(KeyedNode):
         calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
                               call.distinct, call.type, call.filter_arg)
                       for call in self.agg_calls)
+        properties = tuple(p.property for p in self.named_window_properties)
+        window = self.windowing.window
+        if window.is_session:
+            from ..runtime.session_window_aggregate import SessionWindowAggParams
+
+            self._check_partition_keys()
+            return SessionWindowAggParams(len(self.grouping), calls, parse_duration_ms(window.gap),
+                                          self.windowing.time_attribute_index, properties)
         try:
             assigner = self.windowing.window.assigner()
         except ValueError as err:
             raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
                                   f"{err}") from None
         return WindowAggParams(len(self.grouping), calls, assigner,
-                               self.windowing.time_attribute_index,
-                               tuple(p.property for p in self.named_window_properties))
+                               self.windowing.time_attribute_index, properties)
+
+    def _check_partition_keys(self) -> None:
+        """Flink folds a SESSION window into the aggregate only when its partition keys are
+        the group keys: the state is keyed by the group keys, so a session is per group."""
+        keys = self.windowing.window.partition_key_indices or []
+        if sorted(keys) != sorted(self.grouping):
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing.window.partition_key_indices': "
+                f"the session's partition keys {keys} are not the grouping {self.grouping}")
 
     def prepare(self, frame, input_row):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
@@ -181,6 +222,11 @@ class StreamExecWindowAggregate(KeyedNode):
                 for call in self.agg_calls]
         sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
                 for call, arg in zip(self.agg_calls, args)]
-        return self.runtime().state_layout(grouping, self.runtime_params(row).calls,
-                                           [_ddl(arg) if arg else None for arg in args],
-                                           [_ddl(total) if total else None for total in sums])
+        layout = self.runtime().state_layout(grouping, self.runtime_params(row).calls,
+                                             [_ddl(arg) if arg else None for arg in args],
+                                             [_ddl(total) if total else None for total in sums])
+        if self.windowing.window.is_session:
+            from ..runtime.session_window_aggregate import state_layout as session_layout
+
+            return session_layout(grouping, layout)
+        return layout

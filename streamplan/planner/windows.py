@@ -19,13 +19,15 @@ from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggre
                                       WindowingStrategy, WindowSpec)
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..options import AGG_PHASE_STRATEGY
+from ..sql.parser import PARTITION_KEYS, SESSION_STANDIN
 from ..types import Field, RowType, SqlType, parse_type
 from .common import QueryContext, Relation
 from .scope import ScopeField
 
 WINDOW_COLUMNS = {"window_start": "WindowStart", "window_end": "WindowEnd",
                   "window_time": "WindowTime"}
-_TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size")}
+_TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size"),
+             "SESSION": ("gap",)}
 _WINDOW_TYPE = SqlType("TIMESTAMP", (3,), nullable=False)
 
 
@@ -37,6 +39,7 @@ class WindowTvf:
     spec: WindowSpec
     time_index: int
     time_column: str
+    partition_keys: tuple[str, ...] = ()   # SESSION's PARTITION BY columns
 
 
 def window_tvf_call(item: exp.Expression) -> Optional[exp.Anonymous]:
@@ -61,24 +64,32 @@ class WindowRules:
                          ctx: QueryContext) -> Relation:
         position = ctx.position
         function = call.name.upper()
+        function = "SESSION" if function == SESSION_STANDIN else function
 
         def refuse(construct: str) -> UnsupportedSqlError:
             return UnsupportedSqlError(construct, position.line, position.column, position.source)
 
-        if function == "SESSION":
-            raise refuse("SESSION window TVF (needs session windows in "
-                         "stream-exec-window-aggregate; TUMBLE, HOP and CUMULATE are supported)")
         if function not in _TVF_ARGS:
-            raise refuse(f"table function {call.name} in FROM (the window TVFs TUMBLE, HOP and "
-                         f"CUMULATE are supported)")
+            raise refuse(f"table function {call.name} in FROM (the window TVFs TUMBLE, HOP, "
+                         f"CUMULATE and SESSION are supported)")
         args = list(call.expressions)
+        partition_keys: tuple[str, ...] = ()
+        if len(args) > 1 and isinstance(args[1], exp.Anonymous) \
+                and args[1].name.upper() == PARTITION_KEYS:
+            keys = args.pop(1).expressions
+            if not all(isinstance(key, exp.Column) and not key.table for key in keys):
+                raise refuse(f"PARTITION BY {', '.join(k.sql(dialect='spark') for k in keys)} "
+                             f"(partition keys are columns of the table)")
+            partition_keys = tuple(key.name for key in keys)
         sizes = _TVF_ARGS[function]
         if any(isinstance(arg, (exp.Kwarg, exp.PropertyEQ)) for arg in args):
             raise refuse(f"named arguments of {function} (pass them by position)")
-        if len(args) not in (2 + len(sizes), 3 + len(sizes)):
+        offsets = () if function == "SESSION" else (1,)
+        if len(args) not in (2 + len(sizes), *(2 + len(sizes) + n for n in offsets)):
             raise PlanningError(
-                f"{ctx.where}: {function} takes TABLE t, DESCRIPTOR(time column), "
-                f"{', '.join(sizes)} [, offset]; got {len(args)} arguments")
+                f"{ctx.where}: {function} takes TABLE t{' [PARTITION BY k]' if not offsets else ''}"
+                f", DESCRIPTOR(time column), {', '.join(sizes)}"
+                f"{' [, offset]' if offsets else ''}; got {len(args)} arguments")
         table, descriptor = args[0], args[1]
         if not isinstance(table, exp.Column) or table.table:
             raise refuse(f"{function} over {table.sql(dialect='spark')} (its first argument is "
@@ -96,6 +107,10 @@ class WindowRules:
             raise PlanningError(f"{ctx.where}: DESCRIPTOR({column}) of {function}: column "
                                 f"'{column}' is not a column of '{table.name}'")
         time_index = matches[0]
+        for key in partition_keys:
+            if key not in base.node.row_type.names:
+                raise PlanningError(f"{ctx.where}: PARTITION BY {key} of {function}: column "
+                                    f"'{key}' is not a column of '{table.name}'")
         field = base.node.row_type.fields[time_index]
         if field.proctime:
             raise refuse(f"{function} on the processing-time attribute '{column}' "
@@ -106,7 +121,8 @@ class WindowRules:
                 f"attribute; declare WATERMARK FOR {column} AS ... on '{table.name}'")
         try:
             spec = _window_spec(function, intervals)
-            spec.assigner()
+            if not spec.is_session:
+                spec.assigner()
         except ValueError as err:           # pydantic's ValidationError is one too
             raise PlanningError(f"{ctx.where}: {err}") from None
         alias = item.alias or ""
@@ -114,7 +130,7 @@ class WindowRules:
         fields = [ScopeField(qualifier, f.name, f.field) for f in base.scope_fields]
         fields += [ScopeField(qualifier, f.name, f) for f in window_property_fields()]
         return Relation(base.node, fields, (qualifier,),
-                        WindowTvf(function, spec, time_index, column))
+                        WindowTvf(function, spec, time_index, column, partition_keys))
 
     def _window_aggregate(self, relation: Relation, keys: list[exp.Expression],
                           ctx: QueryContext) -> Optional[tuple[list[exp.Expression], list[str]]]:
@@ -129,6 +145,15 @@ class WindowRules:
                 grouped.append(name)
         if not {"window_start", "window_end"} <= set(grouped):
             return None                    # not a window aggregate: the TVF is a node of its own
+        window = relation.window
+        if window.spec.is_session:
+            # Flink folds a session into the aggregate when it partitions by the group keys
+            # (a session per group); else the session TVF is a node of its own. Flink plans no
+            # two phases for an unaligned window (TwoStageOptimizedWindowAggregateRule).
+            names = [key.name if isinstance(key, exp.Column) else None for key in plain]
+            if sorted(names, key=str) != sorted(window.partition_keys):
+                return None
+            return plain, [name for name in WINDOW_COLUMNS if name in grouped]
         if self.config.get(AGG_PHASE_STRATEGY) == "TWO_PHASE":
             raise UnsupportedSqlError(
                 "two-phase window aggregation, 'table.optimizer.agg-phase-strategy' = "
@@ -141,6 +166,13 @@ class WindowRules:
         """The window TVF as a node of its own (Flink's StreamExecWindowTableFunction): the
         relation's rows with window_start, window_end and window_time appended."""
         window = relation.window
+        if window.spec.is_session:
+            raise UnsupportedSqlError(
+                f"SESSION window table function whose sessions no aggregate grouped by its "
+                f"partition keys ({', '.join(window.partition_keys) or 'none'}) and "
+                f"window_start, window_end consumes (needs a stateful "
+                f"stream-exec-window-table-function, Flink's UnalignedWindowTableFunctionOperator)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         input_row = relation.node.row_type
         taken = set(WINDOW_COLUMNS) & set(input_row.names)
         if taken:
@@ -165,6 +197,10 @@ class WindowRules:
         properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
                       for name in window_keys]
         pre_row = node.row_type
+        spec = window.spec
+        if spec.is_session:                # the partition keys are the group keys
+            spec = spec.model_copy(update={"partition_key_indices": sorted(
+                pre_row.names[:key_count].index(name) for name in window.partition_keys)})
         fields = [Field(f.name, f.type) for f in pre_row.fields[:key_count]]
         fields += [Field(spec.name, parse_type(spec.type)) for spec in specs]
         by_name = {f.name: f for f in window_property_fields()}
@@ -175,11 +211,11 @@ class WindowRules:
             f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
             f"('w$) AS {n}" for n in window_keys])
         description = (f"WindowAggregate({f'groupBy=[{grouped}], ' if key_count else ''}"
-                       f"window=[{window.spec.describe(pre_row.names[time_index])}], "
+                       f"window=[{spec.describe(pre_row.names[time_index], pre_row.names)}], "
                        f"select=[{selected}])")
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
                         agg_calls=specs,
-                        windowing=WindowingStrategy(window=window.spec,
+                        windowing=WindowingStrategy(window=spec,
                                                     time_attribute_index=time_index),
                         named_window_properties=properties, output_type=output.text,
                         description=description)
@@ -215,6 +251,8 @@ def _interval_ms(arg: exp.Expression, function: str, ctx: QueryContext) -> int:
 
 def _window_spec(function: str, intervals: list[int]) -> WindowSpec:
     ms = [format_duration_ms(value) for value in intervals]
+    if function == "SESSION":               # partition keys: indexes of the aggregate's input
+        return WindowSpec(type="SessionWindow", gap=ms[0], partition_key_indices=[])
     if function == "TUMBLE":
         return WindowSpec(type="TumblingWindow", size=ms[0], offset=ms[1] if len(ms) > 1 else None)
     if function == "HOP":

@@ -209,28 +209,48 @@ def _value(call: AggCall, acc: Any) -> Any:
     return acc
 
 
-class WindowAggCore:
-    """Flink's slicing window aggregate for one key. `slices` maps slice end -> accumulator
-    ([row count, values...]); `timers` is the set of window ends with a pending timer. Both
-    are changed in place; `dirty` collects the slices written or cleared."""
+class WindowAccumulators:
+    """A window's accumulator over the calls: [row count, one value per call] (Flink's
+    generated NamespaceAggsHandleFunction: createAccumulators, accumulate, merge, getValue).
+    Shared by the slicing windows here and the session windows
+    (runtime/session_window_aggregate.py)."""
 
-    def __init__(self, params: WindowAggParams):
-        self.p = params
-        self.assigner = params.assigner
+    def __init__(self, calls: tuple[AggCall, ...]):
+        self.calls = calls
 
     def create(self) -> list:
-        return [0, *(_initial(call) for call in self.p.calls)]
+        return [0, *(_initial(call) for call in self.calls)]
 
     def accumulate(self, acc: list, row: tuple) -> None:
         acc[0] += 1
-        for index, call in enumerate(self.p.calls, start=1):
+        for index, call in enumerate(self.calls, start=1):
             if call.takes(row):
                 acc[index] = _accumulate(call, acc[index],
                                          row[call.arg] if call.arg is not None else None)
 
     def merged(self, acc: list, other: list) -> list:
         return [acc[0] + other[0], *(_merge(call, a, b) for call, a, b
-                                     in zip(self.p.calls, acc[1:], other[1:]))]
+                                     in zip(self.calls, acc[1:], other[1:]))]
+
+    def results(self, acc: list) -> tuple:
+        return tuple(_value(call, value) for call, value in zip(self.calls, acc[1:]))
+
+
+def window_properties(kinds: tuple[str, ...], start: int, end: int) -> tuple:
+    """The window's named properties in output order (window_time is end - 1)."""
+    values = {WINDOW_START: start, WINDOW_END: end, WINDOW_TIME: end - 1}
+    return tuple(EPOCH + dt.timedelta(milliseconds=values[kind]) for kind in kinds)
+
+
+class WindowAggCore(WindowAccumulators):
+    """Flink's slicing window aggregate for one key. `slices` maps slice end -> accumulator
+    ([row count, values...]); `timers` is the set of window ends with a pending timer. Both
+    are changed in place; `dirty` collects the slices written or cleared."""
+
+    def __init__(self, params: WindowAggParams):
+        super().__init__(params.calls)
+        self.p = params
+        self.assigner = params.assigner
 
     # AbstractSliceSyncStateWindowAggProcessor.processElement (+ the AggCombiner's timer)
     def process(self, slices: dict, timers: set, dirty: set, kind: RowKind, row: tuple,
@@ -297,13 +317,9 @@ class WindowAggCore:
             if slices.pop(slice_end, None) is not None:
                 dirty.add(slice_end)
 
-    def results(self, acc: list) -> tuple:
-        return tuple(_value(call, value) for call, value in zip(self.p.calls, acc[1:]))
-
     def properties(self, window_end: int) -> tuple:
-        values = {WINDOW_START: self.assigner.window_start(window_end), WINDOW_END: window_end,
-                  WINDOW_TIME: window_end - 1}
-        return tuple(EPOCH + dt.timedelta(milliseconds=values[kind]) for kind in self.p.properties)
+        return window_properties(self.p.properties, self.assigner.window_start(window_end),
+                                 window_end)
 
 
 # --- the Spark side ---------------------------------------------------------------------------
@@ -412,5 +428,10 @@ class WindowAggProcessor(Processor):
                          expiredTimerInfo.getExpiryTimeInMs())
 
 
-def processor_class(params: WindowAggParams) -> type[Processor]:
+def processor_class(params) -> type[Processor]:
+    """Slicing windows here; session windows in runtime/session_window_aggregate.py."""
+    from .session_window_aggregate import SessionWindowAggParams, SessionWindowAggProcessor
+
+    if isinstance(params, SessionWindowAggParams):
+        return SessionWindowAggProcessor
     return WindowAggProcessor

@@ -4,7 +4,9 @@ A window aggregate emits one +I per group key and window when the watermark pass
 window's end (Flink's slicing window operator); late rows whose windows have all fired are
 dropped. Rows arrive one a micro-batch, so the watermark moves row by row as in Flink's
 restore tests; windows still open at the restore keep their slices in the checkpoint and
-fire after it.
+fire after it. SESSION windows partitioned by the group keys are merged as rows bridge them
+(Flink's unslicing operator), across the restore too. Flink's *_TWO_PHASE programs are filed
+here by their ids although their plans hold a local and a global window aggregate instead.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from streamplan.errors import UnsupportedSqlError
 TINY = (
     TableTestProgram.of("window-aggregate-tiny", "a tumbling window open at the restore fires "
                         "after it with the rows of both sides")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")   # AUTO: two phases
     .setup_table_source(SourceTestStep.new_builder("T")
                         .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
                                     "WATERMARK FOR ts AS ts")
@@ -430,13 +433,12 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
             SESSION_WINDOW_PARTITION_EVENT_TIME, SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE,
-            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE]
-
-_TWO_PHASE = ("'table.optimizer.agg-phase-strategy' = 'TWO_PHASE': Flink plans a local and a "
-              "global window aggregate (stream-exec-local-window-aggregate, "
-              "stream-exec-global-window-aggregate), which do not exist here yet; the planner "
-              "refuses two-phase window aggregation by name. The same query with ONE_PHASE "
-              "passes with these rows (the program without the suffix)")
+            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE,
+            # TWO_PHASE: filed here by Flink's id, their plans hold a local and a global window
+            # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
+            TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
+            HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
+            CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET]
 
 _SESSION_TVF = ("SESSION without PARTITION BY under GROUP BY name, window_start, window_end: the "
                 "session is the whole stream's, not a group's, so Flink does not fold it into the "
@@ -450,30 +452,10 @@ _SESSION_TVF = ("SESSION without PARTITION BY under GROUP BY name, window_start,
 NOT_PASSING = {
     SESSION_WINDOW_EVENT_TIME.id: _SESSION_TVF,
     SESSION_WINDOW_EVENT_TIME_TWO_PHASE.id: _SESSION_TVF,
-    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
-    HOP_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
-    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
-WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
-    TableTestProgram.of("window-aggregate-refuses-two-phase", "TWO_PHASE needs Flink's local and "
-                        "global window aggregates: refused by name")
-    .setup_config("table.optimizer.agg-phase-strategy", "TWO_PHASE")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
-                        .build())
-    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
-                      .consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), "
-                     "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, "
-                     "window_end", UnsupportedSqlError, "needs stream-exec-local-window-aggregate")
-    .build())
-
 WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
     TableTestProgram.of("window-aggregate-refuses-window-column-below", "a window column "
                         "filtered before the window aggregate (Flink's WindowAttached "
@@ -504,5 +486,4 @@ WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS = (
     .build())
 
 FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS,
-                    WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
                     WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

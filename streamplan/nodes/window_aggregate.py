@@ -217,16 +217,29 @@ class StreamExecWindowAggregate(KeyedNode):
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
-        grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
-        args = [row.fields[call.arg_list[0]].type if call.arg_list else None
-                for call in self.agg_calls]
-        sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
-                for call, arg in zip(self.agg_calls, args)]
-        layout = self.runtime().state_layout(grouping, self.runtime_params(row).calls,
-                                             [_ddl(arg) if arg else None for arg in args],
-                                             [_ddl(total) if total else None for total in sums])
+        layout = slicing_state_layout(row, self.grouping, self.agg_calls, row)
         if self.windowing.window.is_session:
             from ..runtime.session_window_aggregate import state_layout as session_layout
+            from ..runtime.window_aggregate import WINDOW_AGGS
 
-            return session_layout(grouping, layout)
+            return session_layout(layout[WINDOW_AGGS]["grouping"], layout)
         return layout
+
+
+def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggCallSpec],
+                         arg_row: RowType) -> dict[str, dict[str, str]]:
+    """The slicing `window-aggs` state: keyed by `grouping` of `row`, an accumulator per slice
+    typed by the calls' arguments in `arg_row` (the global window aggregate's calls index the
+    local aggregate's input)."""
+    from ..runtime.group_aggregate import AggCall
+    from ..runtime.window_aggregate import state_layout
+
+    grouping_ddl = struct_ddl(row, grouping) or f"`{GLOBAL_KEY}`: INT"
+    args = [arg_row.fields[call.arg_list[0]].type if call.arg_list else None
+            for call in agg_calls]
+    sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
+            for call, arg in zip(agg_calls, args)]
+    calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                          call.distinct, call.type, call.filter_arg) for call in agg_calls)
+    return state_layout(grouping_ddl, calls, [_ddl(arg) if arg else None for arg in args],
+                        [_ddl(total) if total else None for total in sums])

@@ -17,6 +17,11 @@ from ..durations import INTERVAL_UNITS_MS, format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggregate,
                                       WindowingStrategy, WindowSpec)
+from ..nodes.global_window_aggregate import (SliceAttachedWindowingStrategy,
+                                             StreamExecGlobalWindowAggregate)
+from ..nodes.local_group_aggregate import accumulator_fields, accumulator_text
+from ..nodes.local_window_aggregate import (SLICE_END, StreamExecLocalWindowAggregate,
+                                            local_window_row)
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..options import AGG_PHASE_STRATEGY
 from ..sql.parser import PARTITION_KEYS, SESSION_STANDIN
@@ -154,12 +159,6 @@ class WindowRules:
             if sorted(names, key=str) != sorted(window.partition_keys):
                 return None
             return plain, [name for name in WINDOW_COLUMNS if name in grouped]
-        if self.config.get(AGG_PHASE_STRATEGY) == "TWO_PHASE":
-            raise UnsupportedSqlError(
-                "two-phase window aggregation, 'table.optimizer.agg-phase-strategy' = "
-                "'TWO_PHASE' (needs stream-exec-local-window-aggregate and "
-                "stream-exec-global-window-aggregate); use ONE_PHASE or AUTO",
-                ctx.position.line, ctx.position.column, ctx.position.source)
         return plain, [name for name in WINDOW_COLUMNS if name in grouped]
 
     def _window_table_function(self, relation: Relation, ctx: QueryContext) -> Relation:
@@ -207,18 +206,59 @@ class WindowRules:
         fields += [by_name[name] for name in window_keys]
         output = RowType(tuple(fields))
         grouped = ", ".join(key_names)
-        selected = ", ".join(description_select + [
+        property_texts = [
             f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
-            f"('w$) AS {n}" for n in window_keys])
+            f"('w$) AS {n}" for n in window_keys]
+        selected = ", ".join(description_select + property_texts)
         description = (f"WindowAggregate({f'groupBy=[{grouped}], ' if key_count else ''}"
                        f"window=[{spec.describe(pre_row.names[time_index], pre_row.names)}], "
                        f"select=[{selected}])")
+        windowing = WindowingStrategy(window=spec, time_attribute_index=time_index)
+        if not spec.is_session and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE":
+            return self._local_global_window(node, key_count, specs, windowing, properties,
+                                             output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
-                        agg_calls=specs,
-                        windowing=WindowingStrategy(window=spec,
-                                                    time_attribute_index=time_index),
+                        agg_calls=specs, windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
                         description=description)
+
+    def _local_global_window(self, node, key_count: int, specs, windowing: WindowingStrategy,
+                             properties, output: RowType, key_names: list[str],
+                             property_texts: list[str]):
+        """Flink's TwoStageOptimizedWindowAggregateRule: unless the phase strategy is
+        ONE_PHASE, an event-time aggregate of an aligned window (TUMBLE, HOP, CUMULATE; every
+        call here merges) is a local window aggregate and a global one, described as Flink
+        describes them."""
+        from .aggregate_rule import _agg_text
+
+        pre_row = node.row_type
+        local_row = local_window_row(pre_row, list(range(key_count)), specs)
+        accs = accumulator_fields(specs, pre_row)
+        group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
+        window = windowing.window
+        local_select = ", ".join(key_names + [
+            f"{_agg_text(spec, pre_row).rpartition(' AS ')[0]} AS {accumulator_text(own)}"
+            for spec, own in zip(specs, accs)] + [f"COUNT(*) AS {accs[-1][0].name}",
+                                                  f"slice_end('w$) AS {SLICE_END}"])
+        local = self.add(StreamExecLocalWindowAggregate, [node], grouping=list(range(key_count)),
+                         agg_calls=specs, windowing=windowing, output_type=local_row.text,
+                         description=f"LocalWindowAggregate({group_by}window=["
+                                     f"{window.describe(pre_row.names[windowing.time_attribute_index])}"
+                                     f"], select=[{local_select}])")
+        global_select = ", ".join(key_names + [
+            f"{spec.function}({'DISTINCT ' if spec.distinct else ''}"
+            f"{accumulator_text(own)}) AS {spec.name}" for spec, own in zip(specs, accs)]
+            + property_texts)
+        slice_end = len(local_row.fields) - 1
+        described = window.describe(SLICE_END).replace("time_col=", "slice_end=", 1)
+        return self.add(StreamExecGlobalWindowAggregate, [local], grouping=list(range(key_count)),
+                        agg_calls=specs,
+                        windowing=SliceAttachedWindowingStrategy(window=window,
+                                                                 slice_end=slice_end),
+                        named_window_properties=properties,
+                        local_agg_input_row_type=pre_row.text, output_type=output.text,
+                        description=f"GlobalWindowAggregate({group_by}window=[{described}], "
+                                    f"select=[{global_select}])")
 
 
 def _window_column(key: exp.Expression, relation: Relation) -> Optional[str]:

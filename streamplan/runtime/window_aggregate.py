@@ -259,10 +259,7 @@ class WindowAggCore(WindowAccumulators):
         if kind is not RowKind.INSERT:
             raise NotInsertOnlyError(f"window aggregate: a {kind.short} row reached it; its input "
                                      f"must be insert-only")
-        time = row[self.p.rowtime_index]
-        if time is None:
-            raise ExecutionError("window aggregate: a row with a NULL time attribute")
-        slice_end = self.assigner.assign_slice_end(to_millis(time))
+        slice_end = self.slice_end(row)
         if fired(slice_end, watermark):
             if fired(self.assigner.last_window_end(slice_end), watermark):
                 return False
@@ -276,6 +273,13 @@ class WindowAggCore(WindowAccumulators):
         self._add(slices, dirty, slice_end, row)
         timers.add(slice_end)
         return True
+
+    def slice_end(self, row: tuple) -> int:
+        """SliceAssigner.assignSliceEnd: the slice of the row's time attribute."""
+        time = row[self.p.rowtime_index]
+        if time is None:
+            raise ExecutionError("window aggregate: a row with a NULL time attribute")
+        return self.assigner.assign_slice_end(to_millis(time))
 
     def _add(self, slices: dict, dirty: set, slice_end: int, row: tuple) -> None:
         acc = slices.get(slice_end)
@@ -386,7 +390,10 @@ class WindowAggProcessor(Processor):
         self.handle = handle
         spec = self.layout[WINDOW_AGGS]
         self.slices_state = handle.getMapState(WINDOW_AGGS, spec["key"], spec["value"])
-        self.core = WindowAggCore(self.params)
+        self.core = self.make_core()
+
+    def make_core(self) -> WindowAggCore:
+        return WindowAggCore(self.params)
 
     def _slices(self) -> dict:
         calls = self.params.calls

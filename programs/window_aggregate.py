@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import UnsupportedSqlError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
@@ -115,6 +115,36 @@ WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE = (
     .run_sql("INSERT INTO S SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM "
              "TABLE(SESSION(TABLE T PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
              "GROUP BY k, window_start, window_end")
+    .build())
+
+# A processing-time tumbling window (10 s on PROCTIME(), one phase: Flink plans no two phases
+# on processing time) open at the restore fires after it, on the harness's clock (2024-01-01
+# 00:00:00 at the start, moved by advance_processing_time): a's two rows and the NULL key's
+# row are read at 00:00:00 before the restore (one micro-batch in the phase shape); after it
+# the clock moves to 00:00:20, whose first batch fires [00:00:00, 00:00:10) and opens
+# [00:00:20, 00:00:30) for b and the NULL key, which the batch at 00:00:30 fires; b's last row
+# opens a window that never fires (the clock stops). Expected rows worked out from Flink's
+# slicing operator on processing time (a run of Flink on the wall clock cannot reproduce them).
+WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE = (
+    TableTestProgram.of("window-aggregate-proctime-across-restore",
+                        "a processing-time tumbling window open at the restore fires after it "
+                        "when the clock passes its end")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "pt AS PROCTIME()")
+                        .producing_before_restore(["a", 1], [None, 2], ["a", 3])
+                        .producing_after_restore(advance_processing_time("20 s"), ["b", 4],
+                                                 [None, 5], advance_processing_time("10 s"),
+                                                 ["b", 6])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "cnt BIGINT", "total INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[a, 2, 4]", "+I[null, 1, 2]", "+I[b, 1, 4]",
+                                               "+I[null, 1, 5]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE T, "
+             "DESCRIPTOR(pt), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
     .build())
 
 # --- Flink's own programs (WindowAggregateTestPrograms.java), transcribed as they are: SQL,
@@ -433,7 +463,7 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
             SESSION_WINDOW_PARTITION_EVENT_TIME, SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE,
-            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE,
+            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE, WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE,
             # TWO_PHASE: filed here by Flink's id, their plans hold a local and a global window
             # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,

@@ -96,13 +96,13 @@ def _seconds(duration: str) -> str:
 
 
 class WindowingStrategy(PlanModel):
-    """Flink's TimeAttributeWindowingStrategy (the only one here): the window over the
-    input's time attribute."""
+    """Flink's TimeAttributeWindowingStrategy: the window over the input's time attribute,
+    a rowtime attribute or (`isRowtime` false) a processing-time one."""
 
     strategy: Literal["TimeAttribute"] = "TimeAttribute"
     window: WindowSpec
     time_attribute_index: FieldIndex
-    is_rowtime: Literal[True] = True
+    is_rowtime: bool = True
 
 
 class NamedWindowProperty(PlanModel):
@@ -159,15 +159,21 @@ class StreamExecWindowAggregate(KeyedNode):
 
     @property
     def time_mode(self) -> str:
-        return "EventTime"
+        return "EventTime" if self.windowing.is_rowtime else "ProcessingTime"
 
     def _check_input(self, input_row: RowType) -> None:
         index = self.windowing.time_attribute_index
         field = input_row.fields[index]
-        if not field.rowtime:
+        rowtime = self.windowing.is_rowtime
+        if not (field.rowtime if rowtime else field.proctime):
             raise PlanFormatError(
                 f"node {self.id} ('{self.type}'): field 'windowing.timeAttributeIndex': input "
-                f"field {index} ({field.name} {field.type.text}) is not a rowtime attribute")
+                f"field {index} ({field.name} {field.type.text}) is not a "
+                f"{'rowtime' if rowtime else 'processing-time'} attribute")
+        if not rowtime and self.windowing.window.is_session:
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing': processing-time session "
+                f"windows are not supported (event-time sessions are)")
         for n, call in enumerate(self.agg_calls):
             if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
                 bad = input_row.fields[call.filter_arg]
@@ -197,7 +203,8 @@ class StreamExecWindowAggregate(KeyedNode):
             raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
                                   f"{err}") from None
         return WindowAggParams(len(self.grouping), calls, assigner,
-                               self.windowing.time_attribute_index, properties)
+                               self.windowing.time_attribute_index, properties,
+                               self.windowing.is_rowtime)
 
     def _check_partition_keys(self) -> None:
         """Flink folds a SESSION window into the aggregate only when its partition keys are
@@ -211,13 +218,16 @@ class StreamExecWindowAggregate(KeyedNode):
     def prepare(self, frame, input_row):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
         # the time attribute loses the watermark mark that would make Spark filter them first.
+        if not self.windowing.is_rowtime:
+            return frame
         rowtime = input_row.names[self.windowing.time_attribute_index]
         return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime,
                                                                                 metadata={}))
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
-        layout = slicing_state_layout(row, self.grouping, self.agg_calls, row)
+        layout = slicing_state_layout(row, self.grouping, self.agg_calls, row,
+                                      self.windowing.is_rowtime)
         if self.windowing.window.is_session:
             from ..runtime.session_window_aggregate import state_layout as session_layout
             from ..runtime.window_aggregate import WINDOW_AGGS
@@ -227,7 +237,7 @@ class StreamExecWindowAggregate(KeyedNode):
 
 
 def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggCallSpec],
-                         arg_row: RowType) -> dict[str, dict[str, str]]:
+                         arg_row: RowType, event_time: bool = True) -> dict[str, dict[str, str]]:
     """The slicing `window-aggs` state: keyed by `grouping` of `row`, an accumulator per slice
     typed by the calls' arguments in `arg_row` (the global window aggregate's calls index the
     local aggregate's input)."""
@@ -242,4 +252,4 @@ def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggC
     calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
                           call.distinct, call.type, call.filter_arg) for call in agg_calls)
     return state_layout(grouping_ddl, calls, [_ddl(arg) if arg else None for arg in args],
-                        [_ddl(total) if total else None for total in sums])
+                        [_ddl(total) if total else None for total in sums], event_time)

@@ -28,6 +28,9 @@ class StreamExecWindowTableFunction(ExecNode):
     @field_validator("windowing")
     @classmethod
     def _aligned_windows(cls, windowing: WindowingStrategy) -> WindowingStrategy:
+        if not windowing.is_rowtime:
+            raise ValueError("a window table function over a processing-time attribute is not "
+                             "supported (only a window aggregate over one is)")
         if windowing.window.is_session:
             raise ValueError("a SessionWindow table function keeps its rows until the session "
                              "fires (Flink's UnalignedWindowTableFunctionOperator), which this "

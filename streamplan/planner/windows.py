@@ -45,6 +45,7 @@ class WindowTvf:
     time_index: int
     time_column: str
     partition_keys: tuple[str, ...] = ()   # SESSION's PARTITION BY columns
+    proctime: bool = False                 # a window on a processing-time attribute
 
 
 def window_tvf_call(item: exp.Expression) -> Optional[exp.Anonymous]:
@@ -117,10 +118,11 @@ class WindowRules:
                 raise PlanningError(f"{ctx.where}: PARTITION BY {key} of {function}: column "
                                     f"'{key}' is not a column of '{table.name}'")
         field = base.node.row_type.fields[time_index]
-        if field.proctime:
-            raise refuse(f"{function} on the processing-time attribute '{column}' "
-                         f"(windows run on event time only)")
-        if not field.rowtime:
+        if function == "SESSION" and field.proctime:
+            raise refuse(f"SESSION on the processing-time attribute '{column}' (session "
+                         f"windows run on event time only; TUMBLE, HOP and CUMULATE run on "
+                         f"processing time too)")
+        if not (field.rowtime or field.proctime):
             raise PlanningError(
                 f"{ctx.where}: DESCRIPTOR({column}) of {function}: '{column}' is not a time "
                 f"attribute; declare WATERMARK FOR {column} AS ... on '{table.name}'")
@@ -135,7 +137,8 @@ class WindowRules:
         fields = [ScopeField(qualifier, f.name, f.field) for f in base.scope_fields]
         fields += [ScopeField(qualifier, f.name, f) for f in window_property_fields()]
         return Relation(base.node, fields, (qualifier,),
-                        WindowTvf(function, spec, time_index, column, partition_keys))
+                        WindowTvf(function, spec, time_index, column, partition_keys,
+                                  field.proctime))
 
     def _window_aggregate(self, relation: Relation, keys: list[exp.Expression],
                           ctx: QueryContext) -> Optional[tuple[list[exp.Expression], list[str]]]:
@@ -151,6 +154,11 @@ class WindowRules:
         if not {"window_start", "window_end"} <= set(grouped):
             return None                    # not a window aggregate: the TVF is a node of its own
         window = relation.window
+        if window.proctime and "window_time" in grouped:
+            raise UnsupportedSqlError(
+                "window_time of a processing-time window (Flink makes it a processing-time "
+                "attribute; group by window_start, window_end)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         if window.spec.is_session:
             # Flink folds a session into the aggregate when it partitions by the group keys
             # (a session per group); else the session TVF is a node of its own. Flink plans no
@@ -165,6 +173,12 @@ class WindowRules:
         """The window TVF as a node of its own (Flink's StreamExecWindowTableFunction): the
         relation's rows with window_start, window_end and window_time appended."""
         window = relation.window
+        if window.proctime:
+            raise UnsupportedSqlError(
+                f"{window.function} on the processing-time attribute '{window.time_column}' "
+                f"whose windows no aggregate grouped by window_start, window_end consumes (the "
+                f"window table function runs on event time only)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         if window.spec.is_session:
             raise UnsupportedSqlError(
                 f"SESSION window table function whose sessions no aggregate grouped by its "
@@ -213,8 +227,12 @@ class WindowRules:
         description = (f"WindowAggregate({f'groupBy=[{grouped}], ' if key_count else ''}"
                        f"window=[{spec.describe(pre_row.names[time_index], pre_row.names)}], "
                        f"select=[{selected}])")
-        windowing = WindowingStrategy(window=spec, time_attribute_index=time_index)
-        if not spec.is_session and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE":
+        windowing = WindowingStrategy(window=spec, time_attribute_index=time_index,
+                                      is_rowtime=not window.proctime)
+        # Flink: no two phases for a processing-time window (its time cannot be materialized
+        # in one node) or an unaligned one (a session)
+        if not spec.is_session and not window.proctime \
+                and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE":
             return self._local_global_window(node, key_count, specs, windowing, properties,
                                              output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),

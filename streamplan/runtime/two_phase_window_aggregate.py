@@ -146,7 +146,7 @@ class GlobalWindowAggCore(WindowAggCore):
     """The slicing window aggregate over the local aggregate's rows (GlobalAggCombiner):
     a row's slice is its `$slice_end`, and it merges its accumulators into the slice's."""
 
-    def slice_end(self, row: tuple) -> int:
+    def slice_end(self, row: tuple, now: int) -> int:
         slice_end = row[self.p.rowtime_index]
         if slice_end is None:
             raise ExecutionError("global window aggregate: a local row without its slice end")

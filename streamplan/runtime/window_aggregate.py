@@ -29,6 +29,11 @@ when the watermark passes it (t < watermark), so the Spark timer of window end e
 (Flink's e - 1, minus one). Spark runs a batch's input rows before its expired timers, with the
 same watermark: each call first fires the key's windows due at the watermark, which makes the
 order Flink's (a late row never reaches a window that Flink had fired before it arrived).
+
+Processing-time windows (`event_time=False`, a window TVF over a PROCTIME() attribute) run the
+same slicing with the batch's stamp (the query's clock, the harness's manual clock in tests)
+in place of the watermark: a row goes into the slice of the current time, so nothing is late,
+and the timers are processing-time timers (Spark fires t once the stamp passes it, as above).
 """
 from __future__ import annotations
 
@@ -150,6 +155,13 @@ class WindowAggParams:
     assigner: SliceAssigner
     rowtime_index: int
     properties: tuple[str, ...]        # WindowStart / WindowEnd / WindowTime, in output order
+    event_time: bool = True            # False: a processing-time window (timers on the clock)
+
+    def current_time(self, timer_values) -> int:
+        """What fires windows: the watermark, or on processing time the batch's stamp."""
+        if self.event_time:
+            return timer_values.getCurrentWatermarkInMs()
+        return timer_values.getCurrentProcessingTimeInMs()
 
 
 # --- slice accumulators -----------------------------------------------------------------------
@@ -259,7 +271,7 @@ class WindowAggCore(WindowAccumulators):
         if kind is not RowKind.INSERT:
             raise NotInsertOnlyError(f"window aggregate: a {kind.short} row reached it; its input "
                                      f"must be insert-only")
-        slice_end = self.slice_end(row)
+        slice_end = self.slice_end(row, watermark)
         if fired(slice_end, watermark):
             if fired(self.assigner.last_window_end(slice_end), watermark):
                 return False
@@ -274,8 +286,11 @@ class WindowAggCore(WindowAccumulators):
         timers.add(slice_end)
         return True
 
-    def slice_end(self, row: tuple) -> int:
-        """SliceAssigner.assignSliceEnd: the slice of the row's time attribute."""
+    def slice_end(self, row: tuple, now: int) -> int:
+        """SliceAssigner.assignSliceEnd: the slice of the row's time attribute, or on
+        processing time of the current time (`now`: then no slice has fired, nothing is late)."""
+        if not self.p.event_time:
+            return self.assigner.assign_slice_end(now)
         time = row[self.p.rowtime_index]
         if time is None:
             raise ExecutionError("window aggregate: a row with a NULL time attribute")
@@ -329,7 +344,8 @@ class WindowAggCore(WindowAccumulators):
 # --- the Spark side ---------------------------------------------------------------------------
 
 def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
-                 sum_ddls: list[Optional[str]]) -> dict[str, dict[str, str]]:
+                 sum_ddls: list[Optional[str]], event_time: bool = True
+                 ) -> dict[str, dict[str, str]]:
     """Flink's `window-aggs` state: per grouping key, one accumulator per slice end (the
     namespace), and the key's event-time timers (Spark's timer store, at window end - 2)."""
     fields = ["rowCount: BIGINT"]
@@ -344,7 +360,8 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: BIGINT")
     return {WINDOW_AGGS: {"kind": "map", "key": "sliceEnd BIGINT",
                           "value": f"acc STRUCT<{', '.join(fields)}>", "grouping": grouping_ddl,
-                          "timers": "event time, window end - 2"}}
+                          "timers": f"{'event' if event_time else 'processing'} time, "
+                                    f"window end - 2"}}
 
 
 def _encode(acc: list, calls: tuple[AggCall, ...]) -> tuple:
@@ -428,10 +445,10 @@ class WindowAggProcessor(Processor):
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
         return self._run(key, rows_of(rows, self.input_names),
-                         timerValues.getCurrentWatermarkInMs(), None)
+                         self.params.current_time(timerValues), None)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return self._run(key, [], timerValues.getCurrentWatermarkInMs(),
+        return self._run(key, [], self.params.current_time(timerValues),
                          expiredTimerInfo.getExpiryTimeInMs())
 
 

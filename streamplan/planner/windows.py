@@ -23,7 +23,7 @@ from ..nodes.local_group_aggregate import accumulator_fields, accumulator_text
 from ..nodes.local_window_aggregate import (SLICE_END, StreamExecLocalWindowAggregate,
                                             local_window_row)
 from ..nodes.window_table_function import StreamExecWindowTableFunction
-from ..options import AGG_PHASE_STRATEGY
+from ..options import AGG_PHASE_STRATEGY, LOCAL_TIME_ZONE
 from ..sql.parser import PARTITION_KEYS, SESSION_STANDIN
 from ..types import Field, RowType, SqlType, parse_type
 from .common import QueryContext, Relation
@@ -34,6 +34,7 @@ WINDOW_COLUMNS = {"window_start": "WindowStart", "window_end": "WindowEnd",
 _TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size"),
              "SESSION": ("gap",)}
 _WINDOW_TYPE = SqlType("TIMESTAMP", (3,), nullable=False)
+_UTC_ZONES = {"default", "UTC", "Z", "GMT", "Etc/UTC", "+00:00", "UTC+00:00"}
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,12 @@ class WindowRules:
         if not {"window_start", "window_end"} <= set(grouped):
             return None                    # not a window aggregate: the TVF is a node of its own
         window = relation.window
+        zone = self.config.get(LOCAL_TIME_ZONE)
+        if window.proctime and zone not in _UTC_ZONES:
+            raise UnsupportedSqlError(
+                f"a processing-time window with 'table.local-time-zone' = '{zone}' (Flink aligns "
+                f"processing-time windows to the session time zone; they run in UTC here)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         if window.proctime and "window_time" in grouped:
             raise UnsupportedSqlError(
                 "window_time of a processing-time window (Flink makes it a processing-time "

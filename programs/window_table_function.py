@@ -248,9 +248,15 @@ _FOLDED = ("as in Flink, GROUP BY window_start, window_end folds the TVF into th
            "by Flink's id); what still fails is SUM(price) (DECIMAL(38, 2)) into the "
            "DECIMAL(10, 2) sink column: Flink inserts the narrowing cast, the planner refuses it "
            "without an explicit CAST (planner/select.py _cast_for_sink)")
-_PROC_TIME = ("a window on the processing-time attribute proc_time: windows run on event time "
-              "only here (refused by name); its expectations besides rely on all rows of a phase "
-              "falling into one wall-clock window")
+
+_PROC_TIME = ("a processing-time window aggregate (one phase, as Flink plans it) over "
+              "proc_time, which runs here on the harness's clock; but Flink's expected rows "
+              "rely on the wall clock passing each window's end within its phase (the before "
+              "rows' window fires before the savepoint, the after rows' before the end), while "
+              "the harness's clock stands still within a phase (it moves only at "
+              "advance_processing_time markers and by the 1 h restore gap), so no window would "
+              "fire before the restore; and SUM(price) (DECIMAL(38, 2)) into the DECIMAL(10, 2) "
+              "sink column needs the narrowing cast the planner refuses (see above)")
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

@@ -117,3 +117,28 @@ def test_the_global_processor_keeps_the_one_phase_state():
     out = list(processor.handleExpiredTimer(("a",), TimerValues(5 * S),
                                             ExpiredTimerInfo(spark_timer(5 * S))))
     assert [(row["cnt"], row["total"], row["dv"]) for row in out] == [(2, 3, 2)]
+
+
+def test_a_stale_timer_does_not_fire_a_window_again():
+    """Two windows of a key due at one watermark fire in the first timer's call, which deletes
+    the second timer; PySpark listed that one as expired before the call and still hands it
+    over: the global window aggregate ignores it (Flink fires each window once)."""
+    assigner = SliceAssigner(HOP, 10 * S, 5 * S)
+    params = GlobalWindowAggParams(1, CALLS, assigner, 6, (WINDOW_START, WINDOW_END))
+    store = Store()
+    store.key = ("a",)
+    layout = state_layout("`k`: STRING", CALLS, [None, "INT", "STRING"], [None, "INT", None])
+    processor = processor_class(params)(params, layout, NAMES, OUT)
+    processor.init(Handle(store))
+    local = LocalWindowAggParams((3,), CALLS, assigner, 0)
+    for seconds in (1, 6):
+        (key, slice_end, acc), = local_combine(local, [(RowKind.INSERT, (at(seconds), 1, "x", "a"))])
+        record = dict(zip(NAMES, (*key, *to_columns(acc, CALLS), slice_end)))
+        list(processor.handleInputRows(("a",), iter([{**record, OP_COLUMN: 0}]), TimerValues(0)))
+    assert store.timers == {(spark_timer(5 * S), ("a",)), (spark_timer(10 * S), ("a",))}
+    values = TimerValues(11 * S)
+    first = list(processor.handleExpiredTimer(("a",), values, ExpiredTimerInfo(spark_timer(5 * S))))
+    store.timers.discard((spark_timer(5 * S), ("a",)))          # Spark deletes the fired one
+    assert [(row["window_end"], row["cnt"]) for row in first] == [(at(5), 1), (at(10), 2)]
+    stale = list(processor.handleExpiredTimer(("a",), values, ExpiredTimerInfo(spark_timer(10 * S))))
+    assert stale == []

@@ -159,6 +159,8 @@ class GlobalWindowAggCore(WindowAggCore):
 
 
 class GlobalWindowAggProcessor(WindowAggProcessor):
+    SKIP_STALE_TIMERS = True              # a window fires once (see WindowAggProcessor)
+
     def make_core(self) -> WindowAggCore:
         return GlobalWindowAggCore(self.params)
 

@@ -88,6 +88,8 @@ class WindowRules:
                 raise refuse(f"PARTITION BY {', '.join(k.sql(dialect='spark') for k in keys)} "
                              f"(partition keys are columns of the table)")
             partition_keys = tuple(key.name for key in keys)
+            if function != "SESSION":
+                raise refuse(f"PARTITION BY in {function} (only SESSION windows are partitioned)")
         sizes = _TVF_ARGS[function]
         if any(isinstance(arg, (exp.Kwarg, exp.PropertyEQ)) for arg in args):
             raise refuse(f"named arguments of {function} (pass them by position)")

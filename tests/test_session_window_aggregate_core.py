@@ -5,7 +5,6 @@ SESSION_WINDOW_PARTITION_EVENT_TIME on its data, and the processor's two map sta
 timers on a stand-in for transformWithState, with a session merging across a restore."""
 from __future__ import annotations
 
-
 import pytest
 
 from streamplan.changelog import OP_COLUMN, RowKind

@@ -4,13 +4,15 @@ A window aggregate emits one +I per group key and window when the watermark pass
 window's end (Flink's slicing window operator); late rows whose windows have all fired are
 dropped. Rows arrive one a micro-batch, so the watermark moves row by row as in Flink's
 restore tests; windows still open at the restore keep their slices in the checkpoint and
-fire after it.
+fire after it. SESSION windows partitioned by the group keys are merged as rows bridge them
+(Flink's unslicing operator), across the restore too. Flink's *_TWO_PHASE programs are filed
+here by their ids although their plans hold a local and a global window aggregate instead.
 """
 from __future__ import annotations
 
 from decimal import Decimal
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import UnsupportedSqlError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
@@ -19,6 +21,7 @@ from streamplan.errors import UnsupportedSqlError
 TINY = (
     TableTestProgram.of("window-aggregate-tiny", "a tumbling window open at the restore fires "
                         "after it with the rows of both sides")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")   # AUTO: two phases
     .setup_table_source(SourceTestStep.new_builder("T")
                         .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
                                     "WATERMARK FOR ts AS ts")
@@ -77,11 +80,78 @@ WINDOW_AGGREGATE_HOP_ACROSS_RESTORE = (
              "GROUP BY k, window_start, window_end")
     .build())
 
+# Sessions (gap 5 s, partitioned by the group key) open at the restore merge with rows after
+# it: a's sessions [1 s, 6 s) and [9 s, 14 s) are bridged by its row at 5 s into [1 s, 14 s),
+# whose accumulator is the first session's (its state window) with the second's merged in;
+# the NULL key's session [2 s, 8 s) (two rows, one micro-batch in the phase shape) grows to
+# [2 s, 11 s). The watermark (ts - 5 s) fires no session before the restore; b's row at 30 s
+# fires both after it, and b's own session fires at the end of the input. Expected rows:
+# PyFlink 2.3 on the same rows (watermark interval 0 ms).
+WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE = (
+    TableTestProgram.of("window-aggregate-session-merges-across-restore",
+                        "session windows open at the restore merged by rows after it, a NULL "
+                        "key's among them")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND")
+                        .producing_before_restore(["a", 1, "2020-10-10 00:00:01"],
+                                                  ["a", 2, "2020-10-10 00:00:09"],
+                                                  [None, 5, "2020-10-10 00:00:02"],
+                                                  [None, 6, "2020-10-10 00:00:03"])
+                        .producing_after_restore(["a", 4, "2020-10-10 00:00:05"],
+                                                 [None, 7, "2020-10-10 00:00:06"],
+                                                 ["b", 3, "2020-10-10 00:00:30"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "cnt BIGINT", "total INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore(
+                          "+I[null, 2020-10-10T00:00:02, 2020-10-10T00:00:11, 3, 18]",
+                          "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:14, 3, 7]",
+                          "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1, 3]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM "
+             "TABLE(SESSION(TABLE T PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+             "GROUP BY k, window_start, window_end")
+    .build())
+
+# A processing-time tumbling window (10 s on PROCTIME(), one phase: Flink plans no two phases
+# on processing time) open at the restore fires after it, on the harness's clock (2024-01-01
+# 00:00:00 at the start, moved by advance_processing_time): a's two rows and the NULL key's
+# row are read at 00:00:00 before the restore (one micro-batch in the phase shape); after it
+# the clock moves to 00:00:20, whose first batch fires [00:00:00, 00:00:10) and opens
+# [00:00:20, 00:00:30) for b and the NULL key, which the batch at 00:00:30 fires; b's last row
+# opens a window that never fires (the clock stops). Expected rows worked out from Flink's
+# slicing operator on processing time (a run of Flink on the wall clock cannot reproduce them).
+WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE = (
+    TableTestProgram.of("window-aggregate-proctime-across-restore",
+                        "a processing-time tumbling window open at the restore fires after it "
+                        "when the clock passes its end")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "pt AS PROCTIME()")
+                        .producing_before_restore(["a", 1], [None, 2], ["a", 3])
+                        .producing_after_restore(advance_processing_time("20 s"), ["b", 4],
+                                                 [None, 5], advance_processing_time("10 s"),
+                                                 ["b", 6])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "cnt BIGINT", "total INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[a, 2, 4]", "+I[null, 1, 2]", "+I[b, 1, 4]",
+                                               "+I[null, 1, 5]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE T, "
+             "DESCRIPTOR(pt), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
+    .build())
+
 # --- Flink's own programs (WindowAggregateTestPrograms.java), transcribed as they are: SQL,
 # schemas, rows and expected strings. Flink's RestoreTestBase registers every sink with
 # 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
-# (docs/flink-programs.md): the SESSION programs (their SQL does not parse here yet) and the
-# *_DISTINCT_SPLIT programs (table.optimizer.distinct-agg.split.enabled is no option here).
+# (docs/flink-programs.md): the *_DISTINCT_SPLIT programs
+# (table.optimizer.distinct-agg.split.enabled is no option here).
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
 
 BEFORE_DATA = [
@@ -329,43 +399,93 @@ CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET = flink_program(
     "validates group by using cumulate window with event time with two phase aggregation with "
     "an offset", "TWO_PHASE", CUMULATE_OFFSET, CUMULATE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
     CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS)
+SESSION_EVENT_TIME_BEFORE_ROWS = [
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 1, 1]",
+    "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 1, 1]",
+    "+U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 2, 3, 2]",
+    "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 2, 3, 2]",
+    "+U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 3, 5, 2]",
+    "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 3, 5, 2]",
+    "+U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 4, 10, 2]",
+    "+I[b, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 3, 1]",
+    "-U[b, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 3, 1]",
+    "+U[b, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 2, 9, 2]",
+    "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 4, 10, 2]",
+    "+U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 5, 13, 3]",
+    "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 5, 13, 3]",
+    "+U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:21, 1, 4, 1]",
+]
+SESSION_EVENT_TIME_AFTER_ROWS = [
+    "+I[null, 2020-10-10T00:00:32, 2020-10-10T00:00:39, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:32, 2020-10-10T00:00:39, 1, 1, 1]",
+    "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:49, 1, 10, 1]",
+    "+I[d, 2020-10-10T00:00:40, 2020-10-10T00:00:49, 1, 11, 1]",
+    "+I[c, 2020-10-10T00:00:40, 2020-10-10T00:00:49, 1, 12, 1]",
+    "-U[d, 2020-10-10T00:00:40, 2020-10-10T00:00:49, 1, 11, 1]",
+    "+U[d, 2020-10-10T00:00:40, 2020-10-10T00:00:49, 2, 24, 2]",
+]
+SESSION_EVENT_TIME_PARTITIONED_BEFORE_ROWS = [
+    "+I[b, 2020-10-10T00:00:06, 2020-10-10T00:00:12, 2, 9, 2]",
+    "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 6, 18, 3]",
+    "+I[b, 2020-10-10T00:00:16, 2020-10-10T00:00:21, 1, 4, 1]",
+]
+SESSION_EVENT_TIME_PARTITIONED_AFTER_ROWS = [
+    "+I[null, 2020-10-10T00:00:32, 2020-10-10T00:00:37, 1, 7, 0]",
+    "+I[b, 2020-10-10T00:00:34, 2020-10-10T00:00:39, 1, 1, 1]",
+    "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 1, 10, 1]",
+    "+I[c, 2020-10-10T00:00:43, 2020-10-10T00:00:48, 1, 12, 1]",
+    "+I[d, 2020-10-10T00:00:42, 2020-10-10T00:00:49, 2, 24, 2]",
+]
+SESSION = "SESSION(TABLE window_source_t, DESCRIPTOR(rowtime), INTERVAL '5' SECOND)"
+SESSION_PARTITION = ("SESSION(TABLE window_source_t PARTITION BY name, DESCRIPTOR(rowtime), "
+                     "INTERVAL '5' SECOND)")
+SESSION_WINDOW_EVENT_TIME = flink_program(
+    "SESSION_WINDOW_EVENT_TIME", "window-aggregate-session-event-time",
+    "validates group by using session window with event time", "ONE_PHASE", SESSION,
+    SESSION_EVENT_TIME_BEFORE_ROWS, SESSION_EVENT_TIME_AFTER_ROWS)
+SESSION_WINDOW_EVENT_TIME_TWO_PHASE = flink_program(
+    "SESSION_WINDOW_EVENT_TIME_TWO_PHASE", "window-aggregate-session-event-time-two-phase",
+    "validates group by using session window with event time with two phase aggregation",
+    "TWO_PHASE", SESSION, SESSION_EVENT_TIME_BEFORE_ROWS, SESSION_EVENT_TIME_AFTER_ROWS)
+SESSION_WINDOW_PARTITION_EVENT_TIME = flink_program(
+    "SESSION_WINDOW_PARTITION_EVENT_TIME", "window-aggregate-session-partition-event-time",
+    "validates group by using session window with event time", "ONE_PHASE", SESSION_PARTITION,
+    SESSION_EVENT_TIME_PARTITIONED_BEFORE_ROWS, SESSION_EVENT_TIME_PARTITIONED_AFTER_ROWS)
+SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE = flink_program(
+    "SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE",
+    "window-aggregate-session-partition-event-time-two-phase",
+    "validates group by using session window with event time with two phase aggregation",
+    "TWO_PHASE", SESSION_PARTITION, SESSION_EVENT_TIME_PARTITIONED_BEFORE_ROWS,
+    SESSION_EVENT_TIME_PARTITIONED_AFTER_ROWS)
+
 PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
-            CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE]
+            CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
+            SESSION_WINDOW_PARTITION_EVENT_TIME, SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE,
+            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE, WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE,
+            # TWO_PHASE: filed here by Flink's id, their plans hold a local and a global window
+            # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
+            TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
+            HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
+            CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET]
 
-_TWO_PHASE = ("'table.optimizer.agg-phase-strategy' = 'TWO_PHASE': Flink plans a local and a "
-              "global window aggregate (stream-exec-local-window-aggregate, "
-              "stream-exec-global-window-aggregate), which do not exist here yet; the planner "
-              "refuses two-phase window aggregation by name. The same query with ONE_PHASE "
-              "passes with these rows (the program without the suffix)")
+_SESSION_TVF = ("SESSION without PARTITION BY under GROUP BY name, window_start, window_end: the "
+                "session is the whole stream's, not a group's, so Flink does not fold it into the "
+                "window aggregate but plans a stateful window table function "
+                "(UnalignedWindowTableFunctionOperator: rows kept until their session fires) under "
+                "a group aggregate (hence the -U/+U rows); stream-exec-window-table-function here "
+                "is stateless and refuses SESSION by name")
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING = {
-    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
-    HOP_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
-    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE.id: _TWO_PHASE,
-    CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET.id: _TWO_PHASE,
+    SESSION_WINDOW_EVENT_TIME.id: _SESSION_TVF,
+    SESSION_WINDOW_EVENT_TIME_TWO_PHASE.id: _SESSION_TVF,
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
-WINDOW_AGGREGATE_REFUSES_TWO_PHASE = (
-    TableTestProgram.of("window-aggregate-refuses-two-phase", "TWO_PHASE needs Flink's local and "
-                        "global window aggregates: refused by name")
-    .setup_config("table.optimizer.agg-phase-strategy", "TWO_PHASE")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
-                        .build())
-    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
-                      .consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), "
-                     "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, "
-                     "window_end", UnsupportedSqlError, "needs stream-exec-local-window-aggregate")
-    .build())
-
 WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
     TableTestProgram.of("window-aggregate-refuses-window-column-below", "a window column "
                         "filtered before the window aggregate (Flink's WindowAttached "
@@ -381,5 +501,19 @@ WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
                      "window_end in 'window_end > ts' below the window aggregate")
     .build())
 
-FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_TWO_PHASE,
+WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS = (
+    TableTestProgram.of("window-aggregate-refuses-session-of-other-keys", "a session partitioned "
+                        "by other columns than the group keys is no window aggregate: refused "
+                        "by name")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(SESSION(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end",
+                     UnsupportedSqlError, "needs a stateful stream-exec-window-table-function")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS,
                     WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

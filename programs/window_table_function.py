@@ -243,14 +243,20 @@ PROGRAMS = [WINDOW_TABLE_FUNCTION_TUMBLE_TVF, WINDOW_TABLE_FUNCTION_TUMBLE_TVF_P
             WINDOW_TABLE_FUNCTION_CUMULATE_TVF]
 
 _FOLDED = ("as in Flink, GROUP BY window_start, window_end folds the TVF into the window "
-           "aggregate, so the plan holds no stream-exec-window-table-function and the program "
-           "cannot be filed under this node; besides, at AUTO Flink plans that aggregate in two "
-           "phases (local and global window aggregates, which do not exist here), and "
-           "SUM(price) (DECIMAL(38, 2)) into the DECIMAL(10, 2) sink column needs the narrowing "
-           "cast Flink inserts, which the planner refuses without an explicit CAST")
-_PROC_TIME = ("a window on the processing-time attribute proc_time: windows run on event time "
-              "only here (refused by name); its expectations besides rely on all rows of a phase "
-              "falling into one wall-clock window")
+           "aggregate, planned in two phases at AUTO as Flink plans it "
+           "(stream-exec-local-window-aggregate, stream-exec-global-window-aggregate; filed here "
+           "by Flink's id); what still fails is SUM(price) (DECIMAL(38, 2)) into the "
+           "DECIMAL(10, 2) sink column: Flink inserts the narrowing cast, the planner refuses it "
+           "without an explicit CAST (planner/select.py _cast_for_sink)")
+
+_PROC_TIME = ("a processing-time window aggregate (one phase, as Flink plans it) over "
+              "proc_time, which runs here on the harness's clock; but Flink's expected rows "
+              "rely on the wall clock passing each window's end within its phase (the before "
+              "rows' window fires before the savepoint, the after rows' before the end), while "
+              "the harness's clock stands still within a phase (it moves only at "
+              "advance_processing_time markers and by the 1 h restore gap), so no window would "
+              "fire before the restore; and SUM(price) (DECIMAL(38, 2)) into the DECIMAL(10, 2) "
+              "sink column needs the narrowing cast the planner refuses (see above)")
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

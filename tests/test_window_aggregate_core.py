@@ -207,3 +207,29 @@ def test_the_processor_fires_due_windows_before_a_batchs_rows():
     run.batch(0, (1, 1, "x"))
     assert run.batch(6 * S, (3, 5, "z")) == ["05:1:1"]
     assert run.batch(10**12) == ["10:2:6"]
+
+
+def test_a_processing_time_window_takes_the_clock_not_the_row():
+    """On processing time (Flink's slicing operator with `isEventTime` false) a row goes into
+    the slice of the current time whatever its time attribute holds, nothing is late, and the
+    window fires when the clock (the batch's stamp) reaches its end - 1."""
+    params = WindowAggParams(1, CALLS, SliceAssigner(TUMBLE, 10 * S, 10 * S), 0,
+                             (WINDOW_START, WINDOW_END), event_time=False)
+    store = Store()
+    store.key = ("a",)
+    layout = state_layout("`k`: STRING", CALLS, [None, "INT", "STRING"], [None, "INT", None],
+                          event_time=False)
+    assert layout[WINDOW_AGGS]["timers"] == "processing time, window end - 2"
+    processor = processor_class(params)(params, layout, NAMES, OUT)
+    processor.init(Handle(store))
+    rows = [{**dict(zip(NAMES, (at(999), v, "x"))), OP_COLUMN: RowKind.INSERT.code}
+            for v in (1, 2)]
+    clock = 20 * S + 3                                       # the row's own time is ignored
+    assert list(processor.handleInputRows(("a",), iter(rows), TimerValues(-10**9, clock))) == []
+    assert sorted(store.maps[(WINDOW_AGGS, ("a",))]) == [(30 * S,)]
+    assert store.timers == {(spark_timer(30 * S), ("a",))}
+    late = TimerValues(10**12, 30 * S - 2)                   # a watermark changes nothing
+    assert list(processor.handleExpiredTimer(("a",), late, ExpiredTimerInfo(0))) == []
+    out = list(processor.handleExpiredTimer(("a",), TimerValues(0, 30 * S - 1),
+                                            ExpiredTimerInfo(spark_timer(30 * S))))
+    assert [(row["cnt"], row["total"], row["window_start"]) for row in out] == [(2, 3, at(20))]

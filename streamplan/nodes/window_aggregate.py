@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from ..changelog import INSERT_ONLY
 from ..durations import parse_duration_ms
@@ -24,49 +24,69 @@ from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 from ..types import quote_identifier
 
-WINDOW_KINDS = {"TumblingWindow": "TUMBLE", "HoppingWindow": "HOP", "CumulativeWindow": "CUMULATE"}
+WINDOW_KINDS = {"TumblingWindow": "TUMBLE", "HoppingWindow": "HOP", "CumulativeWindow": "CUMULATE",
+                "SessionWindow": "SESSION"}
 
 
 class WindowSpec(PlanModel):
-    """Flink's TumblingWindowSpec / HoppingWindowSpec / CumulativeWindowSpec: `size` (a
-    cumulative window's `maxSize`), `slide` (hopping) or `step` (cumulative), `offset`."""
+    """Flink's TumblingWindowSpec / HoppingWindowSpec / CumulativeWindowSpec /
+    SessionWindowSpec: `size` (a cumulative window's `maxSize`), `slide` (hopping) or `step`
+    (cumulative), `offset`; a session's `gap` and `partition_key_indices` (Flink's JSON name,
+    the input fields of `PARTITION BY`)."""
 
-    type: Literal["TumblingWindow", "HoppingWindow", "CumulativeWindow"]
+    type: Literal["TumblingWindow", "HoppingWindow", "CumulativeWindow", "SessionWindow"]
     size: Optional[Duration] = None
     max_size: Optional[Duration] = None
     slide: Optional[Duration] = None
     step: Optional[Duration] = None
     offset: Optional[Duration] = None
+    gap: Optional[Duration] = None
+    partition_key_indices: Optional[list[FieldIndex]] = Field(default=None,
+                                                              alias="partition_key_indices")
 
     @model_validator(mode="after")
     def _fields_of_type(self):
         wanted = {"TumblingWindow": {"size"}, "HoppingWindow": {"size", "slide"},
-                  "CumulativeWindow": {"max_size", "step"}}[self.type]
-        given = {name for name in ("size", "max_size", "slide", "step")
-                 if getattr(self, name) is not None}
+                  "CumulativeWindow": {"max_size", "step"},
+                  "SessionWindow": {"gap", "partition_key_indices"}}[self.type]
+        given = {name for name in ("size", "max_size", "slide", "step", "gap",
+                                   "partition_key_indices") if getattr(self, name) is not None}
         if given != wanted:
             raise ValueError(f"a {self.type} has {', '.join(sorted(wanted))} "
                              f"(given: {', '.join(sorted(given)) or 'none'})")
-        if any(parse_duration_ms(getattr(self, name)) <= 0 for name in wanted):
-            raise ValueError(f"the {self.type}'s {', '.join(sorted(wanted))} must be positive")
+        if self.offset is not None and self.type == "SessionWindow":
+            raise ValueError("a SessionWindow has no offset")
+        durations = wanted - {"partition_key_indices"}
+        if any(parse_duration_ms(getattr(self, name)) <= 0 for name in durations):
+            raise ValueError(f"the {self.type}'s {', '.join(sorted(durations))} must be positive")
         return self
+
+    @property
+    def is_session(self) -> bool:
+        return self.type == "SessionWindow"
 
     def assigner(self):
         from ..runtime.window_aggregate import SliceAssigner
 
+        if self.is_session:
+            raise ValueError("a session window is not sliced (it has no slice assigner)")
         kind = WINDOW_KINDS[self.type]
         size = parse_duration_ms(self.max_size or self.size)
         slide = parse_duration_ms(self.slide or self.step or self.size)
         offset = parse_duration_ms(self.offset) if self.offset is not None else 0
         return SliceAssigner(kind, size, slide, offset)
 
-    def describe(self, time_column: str) -> str:
-        """Flink's rendering: TUMBLE(time_col=[rowtime], size=[5 s])."""
+    def describe(self, time_column: str, input_names: tuple[str, ...] = ()) -> str:
+        """Flink's rendering: TUMBLE(time_col=[rowtime], size=[5 s]);
+        SESSION(time_col=[rowtime], gap=[5 s], partition keys=[name])."""
         parts = [f"time_col=[{time_column}]"]
-        for name in ("max_size", "size", "slide", "step", "offset"):
+        for name in ("max_size", "size", "slide", "step", "offset", "gap"):
             value = getattr(self, name)
             if value is not None:
                 parts.append(f"{name}=[{_seconds(value)}]")
+        if self.partition_key_indices:
+            keys = ", ".join(input_names[i] for i in self.partition_key_indices)
+            parts.append(f"partition keys=[{keys}]")
         return f"{WINDOW_KINDS[self.type]}({', '.join(parts)})"
 
 
@@ -76,13 +96,13 @@ def _seconds(duration: str) -> str:
 
 
 class WindowingStrategy(PlanModel):
-    """Flink's TimeAttributeWindowingStrategy (the only one here): the window over the
-    input's time attribute."""
+    """Flink's TimeAttributeWindowingStrategy: the window over the input's time attribute,
+    a rowtime attribute or (`isRowtime` false) a processing-time one."""
 
     strategy: Literal["TimeAttribute"] = "TimeAttribute"
     window: WindowSpec
     time_attribute_index: FieldIndex
-    is_rowtime: Literal[True] = True
+    is_rowtime: bool = True
 
 
 class NamedWindowProperty(PlanModel):
@@ -97,7 +117,10 @@ class StreamExecWindowAggregate(KeyedNode):
                  "window is one slice, hopping windows share slices of gcd(size, slide) merged "
                  "when a window fires, cumulative windows keep their merged accumulator in the "
                  "first slice) and an event-time timer per pending window end; slices are "
-                 "cleared when the last window needing them fires")
+                 "cleared when the last window needing them fires; session windows (Flink's "
+                 "unslicing operator): per group key one accumulator per state window and the "
+                 "session-window-mapping of in-flight windows to state windows, merged as "
+                 "sessions merge, with a timer per in-flight window end")
     RUNTIME = "window_aggregate"
     grouping: list[FieldIndex]
     agg_calls: list[AggCallSpec]
@@ -107,6 +130,8 @@ class StreamExecWindowAggregate(KeyedNode):
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),
                 ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
+                ("windowing.window.partition_key_indices", 0,
+                 self.windowing.window.partition_key_indices or []),
                 *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
                 *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
                   for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
@@ -134,15 +159,21 @@ class StreamExecWindowAggregate(KeyedNode):
 
     @property
     def time_mode(self) -> str:
-        return "EventTime"
+        return "EventTime" if self.windowing.is_rowtime else "ProcessingTime"
 
     def _check_input(self, input_row: RowType) -> None:
         index = self.windowing.time_attribute_index
         field = input_row.fields[index]
-        if not field.rowtime:
+        rowtime = self.windowing.is_rowtime
+        if not (field.rowtime if rowtime else field.proctime):
             raise PlanFormatError(
                 f"node {self.id} ('{self.type}'): field 'windowing.timeAttributeIndex': input "
-                f"field {index} ({field.name} {field.type.text}) is not a rowtime attribute")
+                f"field {index} ({field.name} {field.type.text}) is not a "
+                f"{'rowtime' if rowtime else 'processing-time'} attribute")
+        if not rowtime and self.windowing.window.is_session:
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing': processing-time session "
+                f"windows are not supported (event-time sessions are)")
         for n, call in enumerate(self.agg_calls):
             if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
                 bad = input_row.fields[call.filter_arg]
@@ -158,29 +189,67 @@ class StreamExecWindowAggregate(KeyedNode):
         calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
                               call.distinct, call.type, call.filter_arg)
                       for call in self.agg_calls)
+        properties = tuple(p.property for p in self.named_window_properties)
+        window = self.windowing.window
+        if window.is_session:
+            from ..runtime.session_window_aggregate import SessionWindowAggParams
+
+            self._check_partition_keys()
+            return SessionWindowAggParams(len(self.grouping), calls, parse_duration_ms(window.gap),
+                                          self.windowing.time_attribute_index, properties)
         try:
             assigner = self.windowing.window.assigner()
         except ValueError as err:
             raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
                                   f"{err}") from None
         return WindowAggParams(len(self.grouping), calls, assigner,
-                               self.windowing.time_attribute_index,
-                               tuple(p.property for p in self.named_window_properties))
+                               self.windowing.time_attribute_index, properties,
+                               self.windowing.is_rowtime)
+
+    def _check_partition_keys(self) -> None:
+        """Flink folds a SESSION window into the aggregate only when its partition keys are
+        the group keys: the state is keyed by the group keys, so a session is per group."""
+        keys = self.windowing.window.partition_key_indices or []
+        if sorted(keys) != sorted(self.grouping):
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing.window.partition_key_indices': "
+                f"the session's partition keys {keys} are not the grouping {self.grouping}")
 
     def prepare(self, frame, input_row, params):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
         # the time attribute loses the watermark mark that would make Spark filter them first.
+        if not self.windowing.is_rowtime:
+            return frame
         rowtime = input_row.names[self.windowing.time_attribute_index]
         return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime,
                                                                                 metadata={}))
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
-        grouping = struct_ddl(row, self.grouping) or f"`{GLOBAL_KEY}`: INT"
-        args = [row.fields[call.arg_list[0]].type if call.arg_list else None
-                for call in self.agg_calls]
-        sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
-                for call, arg in zip(self.agg_calls, args)]
-        return self.runtime().state_layout(grouping, self.runtime_params(row).calls,
-                                           [_ddl(arg) if arg else None for arg in args],
-                                           [_ddl(total) if total else None for total in sums])
+        layout = slicing_state_layout(row, self.grouping, self.agg_calls, row,
+                                      self.windowing.is_rowtime)
+        if self.windowing.window.is_session:
+            from ..runtime.session_window_aggregate import state_layout as session_layout
+            from ..runtime.window_aggregate import WINDOW_AGGS
+
+            return session_layout(layout[WINDOW_AGGS]["grouping"], layout)
+        return layout
+
+
+def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggCallSpec],
+                         arg_row: RowType, event_time: bool = True) -> dict[str, dict[str, str]]:
+    """The slicing `window-aggs` state: keyed by `grouping` of `row`, an accumulator per slice
+    typed by the calls' arguments in `arg_row` (the global window aggregate's calls index the
+    local aggregate's input)."""
+    from ..runtime.group_aggregate import AggCall
+    from ..runtime.window_aggregate import state_layout
+
+    grouping_ddl = struct_ddl(row, grouping) or f"`{GLOBAL_KEY}`: INT"
+    args = [arg_row.fields[call.arg_list[0]].type if call.arg_list else None
+            for call in agg_calls]
+    sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
+            for call, arg in zip(agg_calls, args)]
+    calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
+                          call.distinct, call.type, call.filter_arg) for call in agg_calls)
+    return state_layout(grouping_ddl, calls, [_ddl(arg) if arg else None for arg in args],
+                        [_ddl(total) if total else None for total in sums], event_time)

@@ -10,6 +10,8 @@ late (the operator keeps no state and reads no watermark).
 """
 from __future__ import annotations
 
+from pydantic import field_validator
+
 from ..changelog import OP_COLUMN
 from ..options import LOCAL_TIME_ZONE
 from ..types import quote_identifier
@@ -22,6 +24,18 @@ from .window_aggregate import WindowingStrategy
            min_state_version="0.3", consumed_options=(LOCAL_TIME_ZONE.key,))
 class StreamExecWindowTableFunction(ExecNode):
     windowing: WindowingStrategy
+
+    @field_validator("windowing")
+    @classmethod
+    def _aligned_windows(cls, windowing: WindowingStrategy) -> WindowingStrategy:
+        if not windowing.is_rowtime:
+            raise ValueError("a window table function over a processing-time attribute is not "
+                             "supported (only a window aggregate over one is)")
+        if windowing.window.is_session:
+            raise ValueError("a SessionWindow table function keeps its rows until the session "
+                             "fires (Flink's UnalignedWindowTableFunctionOperator), which this "
+                             "stateless node does not; TUMBLE, HOP and CUMULATE are supported")
+        return windowing
 
     def input_field_indexes(self):
         return [("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index])]

@@ -116,7 +116,10 @@ class AggregateRules:
         if relation.window is not None:
             time_sql = quote_identifier(input_row.fields[relation.window.time_index].name)
             time_name = names[projection.index(time_sql)]
-        node = self._calc(relation.node, projection, names, condition, where, rowtime=time_name)
+        proctime = relation.window is not None and relation.window.proctime
+        node = self._calc(relation.node, projection, names, condition, where,
+                          rowtime=None if proctime else time_name,
+                          proctime=time_name if proctime else None)
         pre_row = node.row_type
         # 2. the aggregate: group keys first, then one result per distinct call
         specs: list[AggCallSpec] = []

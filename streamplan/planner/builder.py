@@ -238,15 +238,17 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
 
     # --- used by several rules ----------------------------------------------------------
     def _calc(self, node: ExecNode, projection: list[str], names: list[str],
-              condition: Optional[str], where: str, rowtime: Optional[str] = None) -> ExecNode:
+              condition: Optional[str], where: str, rowtime: Optional[str] = None,
+              proctime: Optional[str] = None) -> ExecNode:
         """A calc of `projection` (named `names`) filtered by `condition` over `node`; `node`
         itself when that is the identity. `rowtime`: the output column that stays the rowtime
-        attribute (a window aggregate's time attribute)."""
+        attribute (a window aggregate's time attribute); `proctime`: the one that stays the
+        processing-time attribute (a processing-time window aggregate's)."""
         input_row = node.row_type
         if projection == [quote_identifier(n) for n in input_row.names] and condition is None:
             return node
         types = self.types.resolve(input_row, projection, None, where)
-        fields = tuple(Field(name, sql_type, rowtime=name == rowtime)
+        fields = tuple(Field(name, sql_type, rowtime=name == rowtime, proctime=name == proctime)
                        for name, sql_type in zip(names, types))
         called = scalar_functions_called(self.functions, projection + [condition or ""])
         with user_functions(definition.name for definition in called):

@@ -17,16 +17,24 @@ from ..durations import INTERVAL_UNITS_MS, format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggregate,
                                       WindowingStrategy, WindowSpec)
+from ..nodes.global_window_aggregate import (SliceAttachedWindowingStrategy,
+                                             StreamExecGlobalWindowAggregate)
+from ..nodes.local_group_aggregate import accumulator_fields, accumulator_text
+from ..nodes.local_window_aggregate import (SLICE_END, StreamExecLocalWindowAggregate,
+                                            local_window_row)
 from ..nodes.window_table_function import StreamExecWindowTableFunction
-from ..options import AGG_PHASE_STRATEGY
+from ..options import AGG_PHASE_STRATEGY, LOCAL_TIME_ZONE
+from ..sql.parser import PARTITION_KEYS, SESSION_STANDIN
 from ..types import Field, RowType, SqlType, parse_type
 from .common import QueryContext, Relation
 from .scope import ScopeField
 
 WINDOW_COLUMNS = {"window_start": "WindowStart", "window_end": "WindowEnd",
                   "window_time": "WindowTime"}
-_TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size")}
+_TVF_ARGS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "CUMULATE": ("step", "max size"),
+             "SESSION": ("gap",)}
 _WINDOW_TYPE = SqlType("TIMESTAMP", (3,), nullable=False)
+_UTC_ZONES = {"default", "UTC", "Z", "GMT", "Etc/UTC", "+00:00", "UTC+00:00"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,8 @@ class WindowTvf:
     spec: WindowSpec
     time_index: int
     time_column: str
+    partition_keys: tuple[str, ...] = ()   # SESSION's PARTITION BY columns
+    proctime: bool = False                 # a window on a processing-time attribute
 
 
 def window_tvf_call(item: exp.Expression) -> Optional[exp.Anonymous]:
@@ -61,24 +71,34 @@ class WindowRules:
                          ctx: QueryContext) -> Relation:
         position = ctx.position
         function = call.name.upper()
+        function = "SESSION" if function == SESSION_STANDIN else function
 
         def refuse(construct: str) -> UnsupportedSqlError:
             return UnsupportedSqlError(construct, position.line, position.column, position.source)
 
-        if function == "SESSION":
-            raise refuse("SESSION window TVF (needs session windows in "
-                         "stream-exec-window-aggregate; TUMBLE, HOP and CUMULATE are supported)")
         if function not in _TVF_ARGS:
-            raise refuse(f"table function {call.name} in FROM (the window TVFs TUMBLE, HOP and "
-                         f"CUMULATE are supported)")
+            raise refuse(f"table function {call.name} in FROM (the window TVFs TUMBLE, HOP, "
+                         f"CUMULATE and SESSION are supported)")
         args = list(call.expressions)
+        partition_keys: tuple[str, ...] = ()
+        if len(args) > 1 and isinstance(args[1], exp.Anonymous) \
+                and args[1].name.upper() == PARTITION_KEYS:
+            keys = args.pop(1).expressions
+            if not all(isinstance(key, exp.Column) and not key.table for key in keys):
+                raise refuse(f"PARTITION BY {', '.join(k.sql(dialect='spark') for k in keys)} "
+                             f"(partition keys are columns of the table)")
+            partition_keys = tuple(key.name for key in keys)
+            if function != "SESSION":
+                raise refuse(f"PARTITION BY in {function} (only SESSION windows are partitioned)")
         sizes = _TVF_ARGS[function]
         if any(isinstance(arg, (exp.Kwarg, exp.PropertyEQ)) for arg in args):
             raise refuse(f"named arguments of {function} (pass them by position)")
-        if len(args) not in (2 + len(sizes), 3 + len(sizes)):
+        offsets = () if function == "SESSION" else (1,)
+        if len(args) not in (2 + len(sizes), *(2 + len(sizes) + n for n in offsets)):
             raise PlanningError(
-                f"{ctx.where}: {function} takes TABLE t, DESCRIPTOR(time column), "
-                f"{', '.join(sizes)} [, offset]; got {len(args)} arguments")
+                f"{ctx.where}: {function} takes TABLE t{' [PARTITION BY k]' if not offsets else ''}"
+                f", DESCRIPTOR(time column), {', '.join(sizes)}"
+                f"{' [, offset]' if offsets else ''}; got {len(args)} arguments")
         table, descriptor = args[0], args[1]
         if not isinstance(table, exp.Column) or table.table:
             raise refuse(f"{function} over {table.sql(dialect='spark')} (its first argument is "
@@ -96,17 +116,23 @@ class WindowRules:
             raise PlanningError(f"{ctx.where}: DESCRIPTOR({column}) of {function}: column "
                                 f"'{column}' is not a column of '{table.name}'")
         time_index = matches[0]
+        for key in partition_keys:
+            if key not in base.node.row_type.names:
+                raise PlanningError(f"{ctx.where}: PARTITION BY {key} of {function}: column "
+                                    f"'{key}' is not a column of '{table.name}'")
         field = base.node.row_type.fields[time_index]
-        if field.proctime:
-            raise refuse(f"{function} on the processing-time attribute '{column}' "
-                         f"(windows run on event time only)")
-        if not field.rowtime:
+        if function == "SESSION" and field.proctime:
+            raise refuse(f"SESSION on the processing-time attribute '{column}' (session "
+                         f"windows run on event time only; TUMBLE, HOP and CUMULATE run on "
+                         f"processing time too)")
+        if not (field.rowtime or field.proctime):
             raise PlanningError(
                 f"{ctx.where}: DESCRIPTOR({column}) of {function}: '{column}' is not a time "
                 f"attribute; declare WATERMARK FOR {column} AS ... on '{table.name}'")
         try:
             spec = _window_spec(function, intervals)
-            spec.assigner()
+            if not spec.is_session:
+                spec.assigner()
         except ValueError as err:           # pydantic's ValidationError is one too
             raise PlanningError(f"{ctx.where}: {err}") from None
         alias = item.alias or ""
@@ -114,7 +140,8 @@ class WindowRules:
         fields = [ScopeField(qualifier, f.name, f.field) for f in base.scope_fields]
         fields += [ScopeField(qualifier, f.name, f) for f in window_property_fields()]
         return Relation(base.node, fields, (qualifier,),
-                        WindowTvf(function, spec, time_index, column))
+                        WindowTvf(function, spec, time_index, column, partition_keys,
+                                  field.proctime))
 
     def _window_aggregate(self, relation: Relation, keys: list[exp.Expression],
                           ctx: QueryContext) -> Optional[tuple[list[exp.Expression], list[str]]]:
@@ -129,18 +156,45 @@ class WindowRules:
                 grouped.append(name)
         if not {"window_start", "window_end"} <= set(grouped):
             return None                    # not a window aggregate: the TVF is a node of its own
-        if self.config.get(AGG_PHASE_STRATEGY) == "TWO_PHASE":
+        window = relation.window
+        zone = self.config.get(LOCAL_TIME_ZONE)
+        if window.proctime and zone not in _UTC_ZONES:
             raise UnsupportedSqlError(
-                "two-phase window aggregation, 'table.optimizer.agg-phase-strategy' = "
-                "'TWO_PHASE' (needs stream-exec-local-window-aggregate and "
-                "stream-exec-global-window-aggregate); use ONE_PHASE or AUTO",
+                f"a processing-time window with 'table.local-time-zone' = '{zone}' (Flink aligns "
+                f"processing-time windows to the session time zone; they run in UTC here)",
                 ctx.position.line, ctx.position.column, ctx.position.source)
+        if window.proctime and "window_time" in grouped:
+            raise UnsupportedSqlError(
+                "window_time of a processing-time window (Flink makes it a processing-time "
+                "attribute; group by window_start, window_end)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        if window.spec.is_session:
+            # Flink folds a session into the aggregate when it partitions by the group keys
+            # (a session per group); else the session TVF is a node of its own. Flink plans no
+            # two phases for an unaligned window (TwoStageOptimizedWindowAggregateRule).
+            names = [key.name if isinstance(key, exp.Column) else None for key in plain]
+            if sorted(names, key=str) != sorted(window.partition_keys):
+                return None
+            return plain, [name for name in WINDOW_COLUMNS if name in grouped]
         return plain, [name for name in WINDOW_COLUMNS if name in grouped]
 
     def _window_table_function(self, relation: Relation, ctx: QueryContext) -> Relation:
         """The window TVF as a node of its own (Flink's StreamExecWindowTableFunction): the
         relation's rows with window_start, window_end and window_time appended."""
         window = relation.window
+        if window.proctime:
+            raise UnsupportedSqlError(
+                f"{window.function} on the processing-time attribute '{window.time_column}' "
+                f"whose windows no aggregate grouped by window_start, window_end consumes (the "
+                f"window table function runs on event time only)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        if window.spec.is_session:
+            raise UnsupportedSqlError(
+                f"SESSION window table function whose sessions no aggregate grouped by its "
+                f"partition keys ({', '.join(window.partition_keys) or 'none'}) and "
+                f"window_start, window_end consumes (needs a stateful "
+                f"stream-exec-window-table-function, Flink's UnalignedWindowTableFunctionOperator)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         input_row = relation.node.row_type
         taken = set(WINDOW_COLUMNS) & set(input_row.names)
         if taken:
@@ -165,24 +219,73 @@ class WindowRules:
         properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
                       for name in window_keys]
         pre_row = node.row_type
+        spec = window.spec
+        if spec.is_session:                # the partition keys are the group keys
+            spec = spec.model_copy(update={"partition_key_indices": sorted(
+                pre_row.names[:key_count].index(name) for name in window.partition_keys)})
         fields = [Field(f.name, f.type) for f in pre_row.fields[:key_count]]
         fields += [Field(spec.name, parse_type(spec.type)) for spec in specs]
         by_name = {f.name: f for f in window_property_fields()}
         fields += [by_name[name] for name in window_keys]
         output = RowType(tuple(fields))
         grouped = ", ".join(key_names)
-        selected = ", ".join(description_select + [
+        property_texts = [
             f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
-            f"('w$) AS {n}" for n in window_keys])
+            f"('w$) AS {n}" for n in window_keys]
+        selected = ", ".join(description_select + property_texts)
         description = (f"WindowAggregate({f'groupBy=[{grouped}], ' if key_count else ''}"
-                       f"window=[{window.spec.describe(pre_row.names[time_index])}], "
+                       f"window=[{spec.describe(pre_row.names[time_index], pre_row.names)}], "
                        f"select=[{selected}])")
+        windowing = WindowingStrategy(window=spec, time_attribute_index=time_index,
+                                      is_rowtime=not window.proctime)
+        # Flink: no two phases for a processing-time window (its time cannot be materialized
+        # in one node) or an unaligned one (a session)
+        if not spec.is_session and not window.proctime \
+                and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE":
+            return self._local_global_window(node, key_count, specs, windowing, properties,
+                                             output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
-                        agg_calls=specs,
-                        windowing=WindowingStrategy(window=window.spec,
-                                                    time_attribute_index=time_index),
+                        agg_calls=specs, windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
                         description=description)
+
+    def _local_global_window(self, node, key_count: int, specs, windowing: WindowingStrategy,
+                             properties, output: RowType, key_names: list[str],
+                             property_texts: list[str]):
+        """Flink's TwoStageOptimizedWindowAggregateRule: unless the phase strategy is
+        ONE_PHASE, an event-time aggregate of an aligned window (TUMBLE, HOP, CUMULATE; every
+        call here merges) is a local window aggregate and a global one, described as Flink
+        describes them."""
+        from .aggregate_rule import _agg_text
+
+        pre_row = node.row_type
+        local_row = local_window_row(pre_row, list(range(key_count)), specs)
+        accs = accumulator_fields(specs, pre_row)
+        group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
+        window = windowing.window
+        local_select = ", ".join(key_names + [
+            f"{_agg_text(spec, pre_row).rpartition(' AS ')[0]} AS {accumulator_text(own)}"
+            for spec, own in zip(specs, accs)] + [f"COUNT(*) AS {accs[-1][0].name}",
+                                                  f"slice_end('w$) AS {SLICE_END}"])
+        local = self.add(StreamExecLocalWindowAggregate, [node], grouping=list(range(key_count)),
+                         agg_calls=specs, windowing=windowing, output_type=local_row.text,
+                         description=f"LocalWindowAggregate({group_by}window=["
+                                     f"{window.describe(pre_row.names[windowing.time_attribute_index])}"
+                                     f"], select=[{local_select}])")
+        global_select = ", ".join(key_names + [
+            f"{spec.function}({'DISTINCT ' if spec.distinct else ''}"
+            f"{accumulator_text(own)}) AS {spec.name}" for spec, own in zip(specs, accs)]
+            + property_texts)
+        slice_end = len(local_row.fields) - 1
+        described = window.describe(SLICE_END).replace("time_col=", "slice_end=", 1)
+        return self.add(StreamExecGlobalWindowAggregate, [local], grouping=list(range(key_count)),
+                        agg_calls=specs,
+                        windowing=SliceAttachedWindowingStrategy(window=window,
+                                                                 slice_end=slice_end),
+                        named_window_properties=properties,
+                        local_agg_input_row_type=pre_row.text, output_type=output.text,
+                        description=f"GlobalWindowAggregate({group_by}window=[{described}], "
+                                    f"select=[{global_select}])")
 
 
 def _window_column(key: exp.Expression, relation: Relation) -> Optional[str]:
@@ -215,6 +318,8 @@ def _interval_ms(arg: exp.Expression, function: str, ctx: QueryContext) -> int:
 
 def _window_spec(function: str, intervals: list[int]) -> WindowSpec:
     ms = [format_duration_ms(value) for value in intervals]
+    if function == "SESSION":               # partition keys: indexes of the aggregate's input
+        return WindowSpec(type="SessionWindow", gap=ms[0], partition_key_indices=[])
     if function == "TUMBLE":
         return WindowSpec(type="TumblingWindow", size=ms[0], offset=ms[1] if len(ms) > 1 else None)
     if function == "HOP":

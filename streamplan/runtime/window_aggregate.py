@@ -29,6 +29,11 @@ when the watermark passes it (t < watermark), so the Spark timer of window end e
 (Flink's e - 1, minus one). Spark runs a batch's input rows before its expired timers, with the
 same watermark: each call first fires the key's windows due at the watermark, which makes the
 order Flink's (a late row never reaches a window that Flink had fired before it arrived).
+
+Processing-time windows (`event_time=False`, a window TVF over a PROCTIME() attribute) run the
+same slicing with the batch's stamp (the query's clock, the harness's manual clock in tests)
+in place of the watermark: a row goes into the slice of the current time, so nothing is late,
+and the timers are processing-time timers (Spark fires t once the stamp passes it, as above).
 """
 from __future__ import annotations
 
@@ -150,6 +155,13 @@ class WindowAggParams:
     assigner: SliceAssigner
     rowtime_index: int
     properties: tuple[str, ...]        # WindowStart / WindowEnd / WindowTime, in output order
+    event_time: bool = True            # False: a processing-time window (timers on the clock)
+
+    def current_time(self, timer_values) -> int:
+        """What fires windows: the watermark, or on processing time the batch's stamp."""
+        if self.event_time:
+            return timer_values.getCurrentWatermarkInMs()
+        return timer_values.getCurrentProcessingTimeInMs()
 
 
 # --- slice accumulators -----------------------------------------------------------------------
@@ -209,28 +221,48 @@ def _value(call: AggCall, acc: Any) -> Any:
     return acc
 
 
-class WindowAggCore:
-    """Flink's slicing window aggregate for one key. `slices` maps slice end -> accumulator
-    ([row count, values...]); `timers` is the set of window ends with a pending timer. Both
-    are changed in place; `dirty` collects the slices written or cleared."""
+class WindowAccumulators:
+    """A window's accumulator over the calls: [row count, one value per call] (Flink's
+    generated NamespaceAggsHandleFunction: createAccumulators, accumulate, merge, getValue).
+    Shared by the slicing windows here and the session windows
+    (runtime/session_window_aggregate.py)."""
 
-    def __init__(self, params: WindowAggParams):
-        self.p = params
-        self.assigner = params.assigner
+    def __init__(self, calls: tuple[AggCall, ...]):
+        self.calls = calls
 
     def create(self) -> list:
-        return [0, *(_initial(call) for call in self.p.calls)]
+        return [0, *(_initial(call) for call in self.calls)]
 
     def accumulate(self, acc: list, row: tuple) -> None:
         acc[0] += 1
-        for index, call in enumerate(self.p.calls, start=1):
+        for index, call in enumerate(self.calls, start=1):
             if call.takes(row):
                 acc[index] = _accumulate(call, acc[index],
                                          row[call.arg] if call.arg is not None else None)
 
     def merged(self, acc: list, other: list) -> list:
         return [acc[0] + other[0], *(_merge(call, a, b) for call, a, b
-                                     in zip(self.p.calls, acc[1:], other[1:]))]
+                                     in zip(self.calls, acc[1:], other[1:]))]
+
+    def results(self, acc: list) -> tuple:
+        return tuple(_value(call, value) for call, value in zip(self.calls, acc[1:]))
+
+
+def window_properties(kinds: tuple[str, ...], start: int, end: int) -> tuple:
+    """The window's named properties in output order (window_time is end - 1)."""
+    values = {WINDOW_START: start, WINDOW_END: end, WINDOW_TIME: end - 1}
+    return tuple(EPOCH + dt.timedelta(milliseconds=values[kind]) for kind in kinds)
+
+
+class WindowAggCore(WindowAccumulators):
+    """Flink's slicing window aggregate for one key. `slices` maps slice end -> accumulator
+    ([row count, values...]); `timers` is the set of window ends with a pending timer. Both
+    are changed in place; `dirty` collects the slices written or cleared."""
+
+    def __init__(self, params: WindowAggParams):
+        super().__init__(params.calls)
+        self.p = params
+        self.assigner = params.assigner
 
     # AbstractSliceSyncStateWindowAggProcessor.processElement (+ the AggCombiner's timer)
     def process(self, slices: dict, timers: set, dirty: set, kind: RowKind, row: tuple,
@@ -239,10 +271,7 @@ class WindowAggCore:
         if kind is not RowKind.INSERT:
             raise NotInsertOnlyError(f"window aggregate: a {kind.short} row reached it; its input "
                                      f"must be insert-only")
-        time = row[self.p.rowtime_index]
-        if time is None:
-            raise ExecutionError("window aggregate: a row with a NULL time attribute")
-        slice_end = self.assigner.assign_slice_end(to_millis(time))
+        slice_end = self.slice_end(row, watermark)
         if fired(slice_end, watermark):
             if fired(self.assigner.last_window_end(slice_end), watermark):
                 return False
@@ -256,6 +285,16 @@ class WindowAggCore:
         self._add(slices, dirty, slice_end, row)
         timers.add(slice_end)
         return True
+
+    def slice_end(self, row: tuple, now: int) -> int:
+        """SliceAssigner.assignSliceEnd: the slice of the row's time attribute, or on
+        processing time of the current time (`now`: then no slice has fired, nothing is late)."""
+        if not self.p.event_time:
+            return self.assigner.assign_slice_end(now)
+        time = row[self.p.rowtime_index]
+        if time is None:
+            raise ExecutionError("window aggregate: a row with a NULL time attribute")
+        return self.assigner.assign_slice_end(to_millis(time))
 
     def _add(self, slices: dict, dirty: set, slice_end: int, row: tuple) -> None:
         acc = slices.get(slice_end)
@@ -297,19 +336,16 @@ class WindowAggCore:
             if slices.pop(slice_end, None) is not None:
                 dirty.add(slice_end)
 
-    def results(self, acc: list) -> tuple:
-        return tuple(_value(call, value) for call, value in zip(self.p.calls, acc[1:]))
-
     def properties(self, window_end: int) -> tuple:
-        values = {WINDOW_START: self.assigner.window_start(window_end), WINDOW_END: window_end,
-                  WINDOW_TIME: window_end - 1}
-        return tuple(EPOCH + dt.timedelta(milliseconds=values[kind]) for kind in self.p.properties)
+        return window_properties(self.p.properties, self.assigner.window_start(window_end),
+                                 window_end)
 
 
 # --- the Spark side ---------------------------------------------------------------------------
 
 def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
-                 sum_ddls: list[Optional[str]]) -> dict[str, dict[str, str]]:
+                 sum_ddls: list[Optional[str]], event_time: bool = True
+                 ) -> dict[str, dict[str, str]]:
     """Flink's `window-aggs` state: per grouping key, one accumulator per slice end (the
     namespace), and the key's event-time timers (Spark's timer store, at window end - 2)."""
     fields = ["rowCount: BIGINT"]
@@ -324,7 +360,8 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: BIGINT")
     return {WINDOW_AGGS: {"kind": "map", "key": "sliceEnd BIGINT",
                           "value": f"acc STRUCT<{', '.join(fields)}>", "grouping": grouping_ddl,
-                          "timers": "event time, window end - 2"}}
+                          "timers": f"{'event' if event_time else 'processing'} time, "
+                                    f"window end - 2"}}
 
 
 def _encode(acc: list, calls: tuple[AggCall, ...]) -> tuple:
@@ -364,13 +401,25 @@ def spark_timer(window_end: int) -> int:
 
 
 class WindowAggProcessor(Processor):
-    """Loads a key's slices and timers, fires what is due, runs the rows, writes back."""
+    """Loads a key's slices and timers, fires what is due, runs the rows, writes back.
+
+    A call fires every window due at the watermark, so it may delete a timer of the same key
+    that Spark has already listed as expired in this batch (PySpark lists a batch's expired
+    timers before it calls the handlers): that stale timer then arrives although its window
+    fired. `SKIP_STALE_TIMERS` ignores a firing timer the key no longer holds; version 1 of
+    stream-exec-window-aggregate keeps it (its behaviour as its fixtures were written: the
+    window would fire again with its remaining slices, see the lead's report)."""
+
+    SKIP_STALE_TIMERS = False
 
     def init(self, handle) -> None:
         self.handle = handle
         spec = self.layout[WINDOW_AGGS]
         self.slices_state = handle.getMapState(WINDOW_AGGS, spec["key"], spec["value"])
-        self.core = WindowAggCore(self.params)
+        self.core = self.make_core()
+
+    def make_core(self) -> WindowAggCore:
+        return WindowAggCore(self.params)
 
     def _slices(self) -> dict:
         calls = self.params.calls
@@ -379,7 +428,7 @@ class WindowAggProcessor(Processor):
     def _run(self, key, rows, watermark: int, firing: Optional[int]) -> Iterator:
         key = tuple(key)[:self.params.key_arity]
         registered = set(self.handle.listTimers())
-        if firing is not None:
+        if firing is not None and (firing in registered or not self.SKIP_STALE_TIMERS):
             registered.add(firing)
         timers = {timer + 2 for timer in registered}
         slices = self._slices()
@@ -405,12 +454,17 @@ class WindowAggProcessor(Processor):
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
         return self._run(key, rows_of(rows, self.input_names),
-                         timerValues.getCurrentWatermarkInMs(), None)
+                         self.params.current_time(timerValues), None)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return self._run(key, [], timerValues.getCurrentWatermarkInMs(),
+        return self._run(key, [], self.params.current_time(timerValues),
                          expiredTimerInfo.getExpiryTimeInMs())
 
 
-def processor_class(params: WindowAggParams) -> type[Processor]:
+def processor_class(params) -> type[Processor]:
+    """Slicing windows here; session windows in runtime/session_window_aggregate.py."""
+    from .session_window_aggregate import SessionWindowAggParams, SessionWindowAggProcessor
+
+    if isinstance(params, SessionWindowAggParams):
+        return SessionWindowAggProcessor
     return WindowAggProcessor

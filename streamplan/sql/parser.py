@@ -827,25 +827,43 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
         raise src.syntax_error(f"cannot tokenize this SQL: {error}", start) from error
 
 
-# Flink's window table-valued functions: `TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)`.
-WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE")
+# Flink's window table-valued functions: `TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ...)`, and
+# `SESSION(TABLE t [PARTITION BY k | PARTITION BY (k1, k2)], DESCRIPTOR(ts), INTERVAL ...)`.
+WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+# sqlglot reads SESSION as a keyword: the call is renamed to this (same length) and the
+# planner reads it back as SESSION; PARTITION BY becomes an argument PARTITION_KEYS(k, ...).
+SESSION_STANDIN = "SESSWIN"
+PARTITION_KEYS = "PBY"
 
 
 def _window_tvf_tables(src: SourceText, fragment: str, tokens: Sequence[Token], start: int) -> str:
     """The fragment with the `TABLE` keyword of a window TVF's table argument blanked out
     (spaces, so every offset stays where it was): sqlglot then reads `TUMBLE(t, DESCRIPTOR(ts),
-    ...)` as a function of the table's name, which the planner takes as the window TVF."""
+    ...)` as a function of the table's name, which the planner takes as the window TVF. A
+    session's `PARTITION BY` becomes the argument `PBY(keys)` after the table (the offsets of
+    what follows the keys stay where they were)."""
+
+    def put(text: str, begin: int, end: int, new: str) -> str:
+        at, to = begin - start, end - start
+        return text[:at] + new.rjust(to - at) + text[to:]
+
     for index in range(2, len(tokens)):
         token = tokens[index]
-        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
-                and tokens[index - 2].is_word("SESSION"):
-            raise src.unsupported("SESSION window TVF", tokens[index - 2].start,
-                                  "Session windows are not supported yet; TUMBLE, HOP and "
-                                  "CUMULATE are.")
-        if token.is_word("TABLE") and tokens[index - 1].is_punct("(") \
-                and tokens[index - 2].is_word(*WINDOW_TVFS):
-            at = token.start - start
-            fragment = fragment[:at] + " " * (token.end - token.start) + fragment[token.end - start:]
+        if not (token.is_word("TABLE") and tokens[index - 1].is_punct("(")
+                and tokens[index - 2].is_word(*WINDOW_TVFS)):
+            continue
+        fragment = put(fragment, token.start, token.end, "")
+        if tokens[index - 2].is_word("SESSION"):
+            fragment = put(fragment, tokens[index - 2].start, tokens[index - 2].end,
+                               SESSION_STANDIN)
+        rest = tokens[index + 2:index + 5]
+        if len(rest) == 3 and rest[0].is_word("PARTITION") and rest[1].is_word("BY"):
+            if rest[2].is_punct("("):       # PARTITION BY (k1, k2): the parentheses stay
+                fragment = put(fragment, rest[0].start, rest[1].end, f",{PARTITION_KEYS}")
+            else:
+                keys = rest[2].text
+                fragment = put(fragment, rest[0].start, rest[2].end,
+                                   f",{PARTITION_KEYS}({keys})")
     return fragment
 
 

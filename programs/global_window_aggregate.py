@@ -1,0 +1,81 @@
+"""Table test programs for stream-exec-global-window-aggregate (Flink's GlobalWindowAggregate,
+the second phase of a two-phase window aggregate: Flink plans one for an event-time TUMBLE,
+HOP or CUMULATE aggregate unless 'table.optimizer.agg-phase-strategy' is ONE_PHASE). Its state
+is the one-phase window aggregate's: slices written before the restore fire after it. Flink's
+own two-phase programs are filed under stream-exec-window-aggregate (programs/window_aggregate.py)
+by their ids.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# A tumbling window open at the restore fires after it with the rows of both sides.
+TINY = (
+    TableTestProgram.of("global-window-aggregate-tiny", "the slice of a two-phase tumbling "
+                        "window open at the restore fires after it")
+    .setup_config("table.optimizer.agg-phase-strategy", "TWO_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts")
+                        .producing_before_restore(["a", 1, "2020-10-10 00:00:01"])
+                        .producing_after_restore(["a", 2, "2020-10-10 00:00:04"],
+                                                 ["a", 4, "2020-10-10 00:00:06"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_end TIMESTAMP(3)", "total INT")
+                      .consuming_before_restore()
+                      .consuming_after_restore("+I[a, 2020-10-10T00:00:05, 3]",
+                                               "+I[a, 2020-10-10T00:00:10, 4]").build())
+    .run_sql("INSERT INTO S SELECT k, window_end, SUM(v) FROM TABLE(TUMBLE(TABLE T, "
+             "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end")
+    .build())
+
+# Hopping windows (size 10 s, slide 5 s) at the default phase strategy (AUTO: two phases).
+# Before the restore the local aggregate folds a's two rows and the NULL key's two rows of
+# slice (0 s, 5 s] (one micro-batch each in the phase shape) into one accumulator row each;
+# the global aggregate keeps them as slices, and no window fires (watermark ts - 1 s reaches
+# 4 s). After it, b's row at 12 s fires [-5 s, 5 s) and [0 s, 10 s), which merge the slices of
+# both sides; the rest fire at the end of the input. Every kind of call: COUNT(*), SUM, MIN,
+# MAX, COUNT(DISTINCT). Expected rows: PyFlink 2.3 on the same rows (TWO_PHASE; watermark
+# interval 0 ms and 1 h alike).
+GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE = (
+    TableTestProgram.of("global-window-aggregate-hop-across-restore",
+                        "two-phase hopping windows whose slices straddle the restore, NULL keys "
+                        "among them")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["a", 1, "2020-10-10 00:00:01"],
+                                                  ["a", 3, "2020-10-10 00:00:02"],
+                                                  [None, 2, "2020-10-10 00:00:03"],
+                                                  [None, 5, "2020-10-10 00:00:04"],
+                                                  ["b", 4, "2020-10-10 00:00:05"])
+                        .producing_after_restore(["a", 6, "2020-10-10 00:00:06"],
+                                                 [None, 7, "2020-10-10 00:00:08"],
+                                                 ["b", 1, "2020-10-10 00:00:12"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "cnt BIGINT", "total INT", "mn INT",
+                                  "mx INT", "dv BIGINT")
+                      .consuming_before_restore()
+                      .consuming_after_restore(
+                          "+I[a, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 2, 4, 1, 3, 2]",
+                          "+I[null, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 2, 7, 2, 5, 2]",
+                          "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:10, 3, 10, 1, 6, 3]",
+                          "+I[null, 2020-10-10T00:00, 2020-10-10T00:00:10, 3, 14, 2, 7, 3]",
+                          "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:10, 1, 4, 4, 4, 1]",
+                          "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 1, 6, 6, 6, 1]",
+                          "+I[null, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 1, 7, 7, 7, 1]",
+                          "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 2, 5, 1, 4, 2]",
+                          "+I[b, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 1, 1, 1, 1, 1]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(v), "
+             "MAX(v), COUNT(DISTINCT v) FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), "
+             "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
+    .build())
+
+PROGRAMS = [GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE]

@@ -1,0 +1,88 @@
+"""Local window aggregate: the first phase of a two-phase window aggregate (Flink's
+StreamExecLocalWindowAggregate running LocalSlicingWindowAggOperator). Stateless: per
+micro-batch partition it folds the rows of each group key and slice into fresh accumulators
+and emits them with their slice end (`$slice_end`, last) to the global window aggregate
+(runtime/two_phase_window_aggregate.py)."""
+from __future__ import annotations
+
+from ..changelog import INSERT_ONLY
+from ..errors import PlanFormatError
+from ..types import Field, RowType, SqlType
+from .base import ExecNode
+from .fields import FieldIndex
+from .group_aggregate import AggCallSpec, check_filter_args, runtime_calls
+from .local_group_aggregate import accumulator_fields
+from .metadata import exec_node
+from .window_aggregate import WindowingStrategy
+
+SLICE_END = "$slice_end"
+
+
+def local_window_row(input_row: RowType, grouping: list[int], calls: list[AggCallSpec]) -> RowType:
+    """The keys, the accumulators as the local aggregate names them, the slice end."""
+    accs = accumulator_fields(calls, input_row)
+    return RowType(tuple(input_row.fields[i] for i in grouping)
+                   + tuple(field for own in accs for field in own)
+                   + (Field(SLICE_END, SqlType("BIGINT", nullable=False)),))
+
+
+@exec_node(name="stream-exec-local-window-aggregate", version=1, min_plan_version="0.3",
+           min_state_version="0.3")
+class StreamExecLocalWindowAggregate(ExecNode):
+    STATE_DOC = "none: a micro-batch's accumulators per group key and slice are emitted at once"
+    CHANGELOG_BATCH_INVARIANT = False      # one row per key, slice and batch
+    grouping: list[FieldIndex]
+    agg_calls: list[AggCallSpec]
+    windowing: WindowingStrategy
+
+    def input_field_indexes(self):
+        return [("grouping", 0, self.grouping),
+                ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
+                *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
+                *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
+                  for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
+
+    def output_changelog(self, inputs):
+        return INSERT_ONLY                 # accumulators, not results
+
+    def check_input_changelog(self, inputs, origins) -> None:
+        if inputs[0] != INSERT_ONLY:
+            raise self.unsupported_changes(f"Local window aggregate node {self.id}",
+                                           inputs[0] - INSERT_ONLY, origins[0])
+
+    def output_unique_keys(self, inputs, input_keys):
+        return []
+
+    def runtime_params(self, input_row: RowType):
+        from ..runtime.two_phase_window_aggregate import LocalWindowAggParams
+
+        index = self.windowing.time_attribute_index
+        if not input_row.fields[index].rowtime:
+            field = input_row.fields[index]
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): field 'windowing.timeAttributeIndex': input "
+                f"field {index} ({field.name} {field.type.text}) is not a rowtime attribute")
+        if self.windowing.window.is_session:
+            raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': a "
+                                  f"session window is not sliced, so it has no local phase")
+        check_filter_args(self, self.agg_calls, input_row)
+        try:
+            assigner = self.windowing.window.assigner()
+        except ValueError as err:
+            raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
+                                  f"{err}") from None
+        return LocalWindowAggParams(tuple(self.grouping), runtime_calls(self.agg_calls), assigner,
+                                    index)
+
+    def translate(self, ctx, inputs):
+        from pyspark.sql import types as T
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        from ..changelog import OP_COLUMN
+        from ..runtime.two_phase_window_aggregate import LocalWindowAggregate
+
+        (input_row,) = ctx.input_types(self)
+        params = self.runtime_params(input_row)
+        schema = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
+        function = LocalWindowAggregate(params, tuple(input_row.names), to_arrow_schema(schema))
+        return inputs[0].mapInArrow(function, schema)

@@ -35,6 +35,7 @@ from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
 from .limits import LimitRules
+from .overs import OverRules
 from .ranks import RankRules
 from .scope import spark_sql
 from .select import SelectRules
@@ -48,7 +49,7 @@ from .windows import WindowRules
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, SubqueryRules, RankRules, AggregateRules,
-                  WindowRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
+                  WindowRules, OverRules, ChangelogRules, UnionRules, ValuesRules, LimitRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

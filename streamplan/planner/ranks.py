@@ -36,8 +36,8 @@ class RankRules:
             inner, alias = ctx.ctes[item.name], item.alias or item.name
         else:
             return None
-        windows = [e for e in inner.expressions
-                   if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window)]
+        windows = [e for e in inner.expressions if isinstance(e, exp.Alias)
+                   and isinstance(e.this, exp.Window) and not isinstance(e.this.this, exp.AggFunc)]
         if not windows:
             return None
         if len(windows) > 1:

@@ -186,6 +186,14 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
                  sum_ddls: list[Optional[str]]) -> dict[str, dict[str, str]]:
     """One value per grouping key: the row count and one accumulator per aggregate call,
     with processing-time TTL (always on; see runtime.state_ttl)."""
+    return {ACC_STATE: {"kind": "value", "value": f"acc {acc_struct_ddl(calls, arg_ddls, sum_ddls)}",
+                        "grouping": grouping_ddl, "ttl": "processing-time"}}
+
+
+def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
+                   sum_ddls: list[Optional[str]]) -> str:
+    """The accumulators' struct: the row count and one accumulator per call (also the over
+    aggregate's accState)."""
     fields = ["rowCount: BIGINT"]
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
         if call.keeps_values:
@@ -194,8 +202,7 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
         else:
             fields.append(f"a{index}: BIGINT")
-    return {ACC_STATE: {"kind": "value", "value": f"acc STRUCT<{', '.join(fields)}>",
-                        "grouping": grouping_ddl, "ttl": "processing-time"}}
+    return f"STRUCT<{', '.join(fields)}>"
 
 
 def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:

@@ -198,10 +198,10 @@ class KeyedRun:
         out = list(self.processor.handleInputRows(
             ("a",), iter([{**dict(zip(NAMES, r)), OP_COLUMN: RowKind.INSERT.code} for r in rows]),
             values)) if rows else []
+        # Spark lists the expired timers first, then calls for each (even one deleted since)
         for time, key in sorted(t for t in self.store.timers if t[0] < watermark):
-            if (time, key) in self.store.timers:
-                out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
-                self.store.timers.discard((time, key))
+            out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
+            self.store.timers.discard((time, key))
         return [(r["v"], r["s"]) for r in out]
 
 
@@ -216,6 +216,15 @@ def test_the_processor_keeps_rows_by_row_time_and_flinks_timers():
     assert sorted(run.store.maps[(INPUT_STATE, ("a",))]) == [(2000,)]
     assert run.store.values[(LAST_TRIGGERING_TS, ("a",))] is not None
     assert run.store.timers == set()
+
+
+def test_a_timer_call_fires_the_timers_up_to_its_own():
+    """Two timers expire in one batch: each call fires its own, none twice (the rows of a
+    bounded frame stay in state after their timer)."""
+    run = KeyedRun(OverAggParams(CALLS, 2, True, 2))
+    assert run.batch(0, row(1, 1000), row(2, 2000)) == []
+    assert run.batch(4000) == [(1, 1), (2, 3)]
+    assert run.batch(5000) == []
 
 
 def test_the_processor_fires_due_timers_before_a_batchs_rows():

@@ -185,12 +185,13 @@ class OverAggCore:
 
     # --- one call: due timers, then the rows -----------------------------------------------
     def run(self, state: OverState, rows: list[tuple[RowKind, tuple]], watermark: int, now: int,
-            out: list[Output]) -> None:
+            out: list[Output], until: Optional[int] = None) -> None:
         """What Flink does for the key up to now: the cleanup timer if it came, the timers the
-        watermark (event time) or the clock (processing time) reached, in time order, then the
-        rows in arrival order."""
+        watermark (event time) or the clock (processing time) reached, in time order (only
+        those up to `until` when given), then the rows in arrival order."""
         self._retention_due(state, now)
-        self.fire_due(state, watermark if self.p.is_rowtime else now, watermark, now, out)
+        due = watermark if self.p.is_rowtime else now
+        self.fire_due(state, due if until is None else min(due, until), watermark, now, out)
         for kind, row in rows:
             if kind is not RowKind.INSERT:
                 raise NotInsertOnlyError(
@@ -441,7 +442,9 @@ def flink_timer(params: OverAggParams, timer: int) -> int:
 
 
 class OverAggProcessor(Processor):
-    """Loads a key's state and timers, runs the core, writes back what it holds."""
+    """Loads a key's state and timers, runs the core, writes back what it holds. A batch's
+    rows come after the key's timers the watermark reached (fired first, in Flink's order);
+    a timer call fires the timers up to its own."""
 
     def init(self, handle) -> None:
         self.handle = handle
@@ -511,8 +514,11 @@ class OverAggProcessor(Processor):
                           loaded.last_triggering_ts, loaded.counter, loaded.smallest_ts,
                           loaded.cleanup_ts, loaded.cleanup_time, set(loaded.timers))
         out: list[Output] = []
+        # A timer call fires the key's timers up to its own only: Spark lists a batch's expired
+        # timers before it calls for them, so a later one fired here would be called again.
         self.core.run(state, rows, timer_values.getCurrentWatermarkInMs(),
-                      timer_values.getCurrentProcessingTimeInMs(), out)
+                      timer_values.getCurrentProcessingTimeInMs(), out,
+                      None if firing is None else flink_timer(self.params, firing))
         self._save(loaded, state, firing)
         return emitted(out, self.output_names)
 

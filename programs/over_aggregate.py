@@ -66,6 +66,38 @@ OVER_AGGREGATE_ROWS_ACROSS_RESTORE = (
              "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)")
     .build())
 
+# RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW on event time
+# (RowTimeRangeBoundedPrecedingFunction), one row a micro-batch. a's row at 4 s waits across
+# the restore (the watermark is at 3 s); after it a second row at 4 s joins it and both get one
+# value, whose frame holds a's row at 2 s from before the restore (the one at 1 s is more than
+# 2 s before and is retracted). a's row at 3 s comes after a's row time 4 s fired: dropped,
+# though the watermark passed neither. b's state from before the restore is cleared by its
+# cleanup timer (row time + 1.5 x 2 s + 1 ms) once the watermark passes 5 s, so b's row at 4 s
+# is again the first of its frame. Expected rows: PyFlink 2.3 on the same rows with a watermark
+# after every row ('pipeline.auto-watermark-interval' = '0 ms').
+OVER_AGGREGATE_RANGE_ACROSS_RESTORE = (
+    TableTestProgram.of("over-aggregate-range-across-restore",
+                        "a RANGE interval frame on event time: rows of one row time share a "
+                        "value, rows from before the restore in the frame, a late row dropped, "
+                        "a key cleaned up by its timer")
+    .setup_table_source(rowtime_source([("a", 1, 1), ("b", 2, 2), ("a", 3, 2), ("a", 4, 4)],
+                                       [("a", 5, 4), ("a", 6, 7), ("a", 9, 3), ("b", 8, 4),
+                                        ("a", 10, 8)]))
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)", "s INT", "c BIGINT")
+                      .consuming_before_restore("+I[a, 1, 2024-01-01T10:00:01, 1, 1]",
+                                                "+I[b, 2, 2024-01-01T10:00:02, 2, 1]",
+                                                "+I[a, 3, 2024-01-01T10:00:02, 4, 2]")
+                      .consuming_after_restore("+I[a, 4, 2024-01-01T10:00:04, 12, 3]",
+                                               "+I[a, 5, 2024-01-01T10:00:04, 12, 3]",
+                                               "+I[b, 8, 2024-01-01T10:00:04, 8, 1]",
+                                               "+I[a, 6, 2024-01-01T10:00:07, 6, 1]",
+                                               "+I[a, 10, 2024-01-01T10:00:08, 16, 2]").build())
+    .run_sql("INSERT INTO S SELECT k, v, ts, SUM(v) OVER w, COUNT(*) OVER w FROM T WINDOW w AS "
+             "(PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND "
+             "CURRENT ROW)")
+    .build())
+
 # --- Flink's own programs (OverWindowTestPrograms.java), transcribed as they are: SQL,
 # schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_BEFORE, ...)
 # "-U[...]", Row.ofKind(UPDATE_AFTER, ...) "+U[...]"). Flink's RestoreTestBase registers every
@@ -192,7 +224,7 @@ OVER_AGGREGATE_NON_TIME_UNBOUNDED_NO_PARTITION_BY = (
              "FROM source_t")
     .build())
 
-PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE]
+PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE]
 
 _NON_TIME = ("ORDER BY val, a BIGINT column that is no time attribute: Flink 2.1+ runs a "
              "non-time ORDER BY with NonTimeRangeUnboundedPrecedingFunction (every row of the "

@@ -183,7 +183,7 @@ OUT = ("k", "v", "ts", "s", "c", "m")
 
 class KeyedRun:
     """One key's calls, as Spark makes them: the batch's rows, then the timers the watermark
-    passed (Spark fires a timer t once t < watermark)."""
+    reached (Spark 4.3 calls a timer t once t <= watermark)."""
 
     def __init__(self, params: OverAggParams):
         self.store = Store()
@@ -199,7 +199,7 @@ class KeyedRun:
             ("a",), iter([{**dict(zip(NAMES, r)), OP_COLUMN: RowKind.INSERT.code} for r in rows]),
             values)) if rows else []
         # Spark lists the expired timers first, then calls for each (even one deleted since)
-        for time, key in sorted(t for t in self.store.timers if t[0] < watermark):
+        for time, key in sorted(t for t in self.store.timers if t[0] <= watermark):
             out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
             self.store.timers.discard((time, key))
         return [(r["v"], r["s"]) for r in out]
@@ -209,10 +209,10 @@ def test_the_processor_keeps_rows_by_row_time_and_flinks_timers():
     run = KeyedRun(OverAggParams(CALLS, 2, True, 2))
     assert run.batch(0, row(1, 1000), row(2, 2000)) == []
     assert sorted(run.store.maps[(INPUT_STATE, ("a",))]) == [(1000,), (2000,)]
-    assert run.store.timers == {(999, ("a",)), (1999, ("a",))}    # Flink's 1000, 2000
+    assert run.store.timers == {(1000, ("a",)), (2000, ("a",))}   # Flink's timers
     assert run.batch(1500) == [(1, 1)]
     assert run.batch(1500, row(3, 2000)) == []                     # joins 2000's list
-    assert run.batch(2001) == [(2, 3), (3, 5)]
+    assert run.batch(2000) == [(2, 3), (3, 5)]
     assert sorted(run.store.maps[(INPUT_STATE, ("a",))]) == [(2000,)]
     assert run.store.values[(LAST_TRIGGERING_TS, ("a",))] is not None
     assert run.store.timers == set()
@@ -225,6 +225,18 @@ def test_a_timer_call_fires_the_timers_up_to_its_own():
     assert run.batch(0, row(1, 1000), row(2, 2000)) == []
     assert run.batch(4000) == [(1, 1), (2, 3)]
     assert run.batch(5000) == []
+
+
+def test_an_unbounded_timer_at_the_next_watermark_survives_its_call():
+    """RowTimeRowsUnboundedPrecedingFunction's timer is at watermark + 1: Spark's call at
+    that watermark is the timer's, which then fires (none is lost before it is due)."""
+    run = KeyedRun(OverAggParams(CALLS, 2, True))
+    assert run.batch(0, row(1, 1000)) == []
+    assert run.store.timers == {(1, ("a",))}
+    assert run.batch(500, row(2, 3000)) == []
+    assert run.batch(1000) == [(1, 1)]
+    assert run.store.timers == {(1001, ("a",))}
+    assert run.batch(3000) == [(2, 3)] and run.store.timers == set()
 
 
 def test_the_processor_fires_due_timers_before_a_batchs_rows():

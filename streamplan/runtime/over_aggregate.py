@@ -421,8 +421,7 @@ def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str,
         return layout
     layout[INPUT_STATE] = {"kind": "map", "key": "ts BIGINT",
                            "value": f"rows ARRAY<STRUCT<{row_ddl}>>",
-                           "timers": f"{time_domain}, Flink's timer - 1" if params.is_rowtime
-                           else time_domain}
+                           "timers": f"{time_domain}, at Flink's timers"}
     for name in _VALUE_STATES[f]:
         layout[name] = {"kind": "value", "value": "v BIGINT"}
     if f in CLEANUP_TIME:
@@ -432,13 +431,14 @@ def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str,
 
 
 def spark_timer(params: OverAggParams, timer: int) -> int:
-    """Spark fires an event-time timer once the watermark passes it, Flink once the watermark
-    reaches it: Flink's t is Spark's t - 1. Processing-time timers are Flink's."""
-    return timer - 1 if params.is_rowtime else timer
+    """The Spark timer of a Flink timer: the same time. Spark (4.3) calls a timer once the
+    watermark (or the clock) reaches it, as Flink fires it; a call never comes before the
+    timer is due, so the timer Spark deletes after the call is never one still pending."""
+    return timer
 
 
 def flink_timer(params: OverAggParams, timer: int) -> int:
-    return timer + 1 if params.is_rowtime else timer
+    return timer
 
 
 class OverAggProcessor(Processor):

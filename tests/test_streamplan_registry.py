@@ -93,7 +93,7 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-group-aggregate_1",
         "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
         "stream-exec-join_2", "stream-exec-limit_1", "stream-exec-local-group-aggregate_1",
-        "stream-exec-mini-batch-assigner_1",
+        "stream-exec-mini-batch-assigner_1", "stream-exec-over-aggregate_1",
         "stream-exec-rank_1", "stream-exec-sink_1", "stream-exec-sort-limit_1",
         "stream-exec-table-source-scan_1", "stream-exec-union_1", "stream-exec-values_1",
         "stream-exec-watermark-assigner_1", "stream-exec-window-aggregate_1",

@@ -20,7 +20,7 @@ from ..nodes.over_aggregate import (CURRENT_ROW, PRECEDING, UNBOUNDED_PRECEDING,
 from ..nodes.rank import PartitionSpec, SortField, SortSpec
 from ..durations import format_duration_ms
 from ..types import Field, RowType, quote_identifier
-from .aggregates import aggregate_calls, result_type
+from .aggregates import aggregate_calls, over_aggregate_call, result_type
 from .common import QueryContext, Relation, _column
 from .interval_bounds import interval_ms
 from .scope import Scope, ScopeField, plain_column
@@ -72,7 +72,7 @@ class OverRules:
         frames, specs, results = set(), [], {}
         for window in windows:
             function = window.this
-            if not isinstance(function, exp.AggFunc) or isinstance(function, exp.RowNumber):
+            if not over_aggregate_call(window):
                 name = function.sql(dialect="spark").split("(")[0].upper()
                 raise refuse(f"{name}() OVER (...) outside a top-N or deduplication (an over "
                              f"aggregate takes COUNT, SUM, MIN, MAX and AVG)")

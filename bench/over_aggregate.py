@@ -9,10 +9,9 @@ CURRENT ROW) FROM T` (ProcTimeUnboundedPrecedingFunction: one accumulator per ke
 row per input row). The workload (stateful_nodes.workload) has each key at most once in a
 micro-batch and v the row's index, increasing, so Spark can give the same rows without an over
 window: `groupBy("k").agg(max("v"), sum("v"))` in update mode emits, per batch, each key of
-the batch once with its running sum and the batch's v (its largest so far). That is the
-fastest native formulation found: a window function over each foreachBatch plus a carried
-per-key total gives the same rows but joins the batch against the carried table (a
-driver-side state) every batch, and Spark has no streaming OVER window. Both outputs are
+the batch once with its running sum and the batch's v (its largest so far). Spark has no streaming OVER window;
+the other formulation considered, a window function over each foreachBatch plus a carried
+per-key total, needs a join of every batch against the carried table and was not measured. Both outputs are
 compared as multisets of (k, v, sum); a difference exits with 1.
 """
 from __future__ import annotations

@@ -260,9 +260,10 @@ def test_early_fire_error_points_at_the_hint(env):
     ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R) OR k = 1",
      "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
-    # an aggregate under OVER is a window function, not a group aggregate
+    # an aggregate under OVER is an over aggregate, ordered by a time attribute only
     ("INSERT INTO Snk SELECT k, v, MAX(v) OVER (PARTITION BY k ORDER BY v) FROM L",
-     r"^<script>:1:1: unsupported: OVER window \(needs stream-exec-over-aggregate\)"),
+     r"^<script>:1:1: unsupported: ORDER BY v \(\w+\) in an OVER window: a column that is no "
+     r"time attribute"),
 ])
 def test_unsupported_constructs_are_named(env, sql, construct):
     with pytest.raises(UnsupportedSqlError, match=construct):

@@ -114,7 +114,6 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 # gets registered is supported from then on (the registry is asked first), so adding a node
 # is adding its module; `unsupported_nodes()` is what is left.
 UNSUPPORTED_NODES: dict[str, str] = {
-    "stream-exec-over-aggregate": "OVER aggregation",
     "stream-exec-incremental-group-aggregate": ("split distinct aggregation "
                                                 "(table.optimizer.distinct-agg.split.enabled) "
                                                 "with mini-batch"),

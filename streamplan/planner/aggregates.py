@@ -84,6 +84,12 @@ def aggregate_calls(expression: exp.Expression,
     return calls
 
 
+def over_aggregate_call(window: exp.Window) -> bool:
+    """Whether an OVER window applies an aggregate function of the over aggregate (its other
+    functions, ROW_NUMBER() and RANK() among them, are the rank rule's to name)."""
+    return type(window.this) in _FUNCTIONS
+
+
 def _ancestors(node: exp.Expression, root: exp.Expression):
     parent = node.parent
     while parent is not None and parent is not root.parent:

@@ -39,6 +39,7 @@ from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
 from .limits import LimitRules
+from .overs import OverRules
 from .ranks import RankRules
 from .scope import spark_sql
 from .select import SelectRules
@@ -56,8 +57,9 @@ from .windows import WindowRules
 
 @dataclass
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
-                  AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, ChangelogRules,
-                  UnionRules, ValuesRules, LimitRules, TemporalSortRules, CorrelateRules):
+                  AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, OverRules,
+                  ChangelogRules, UnionRules, ValuesRules, LimitRules, TemporalSortRules,
+                  CorrelateRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

@@ -16,6 +16,7 @@ from ..nodes.rank import APPEND_FAST, RETRACT
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
                           StreamExecRank)
 from ..types import Field, RowType, SqlType, quote_identifier
+from .aggregates import over_aggregate_call
 from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .scope import Scope, ScopeField, plain_column
 
@@ -36,8 +37,8 @@ class RankRules:
             inner, alias = ctx.ctes[item.name], item.alias or item.name
         else:
             return None
-        windows = [e for e in inner.expressions
-                   if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window)]
+        windows = [e for e in inner.expressions if isinstance(e, exp.Alias)
+                   and isinstance(e.this, exp.Window) and not over_aggregate_call(e.this)]
         if not windows:
             return None
         if len(windows) > 1:

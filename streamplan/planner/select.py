@@ -17,6 +17,7 @@ from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
+from .overs import over_windows
 from .temporal_joins import temporal_version
 from .windows import window_tvf_call
 
@@ -26,7 +27,6 @@ _UNSUPPORTED_CLAUSES = {
     "distinct": "SELECT DISTINCT (needs stream-exec-group-aggregate)",
     "qualify": "QUALIFY (needs stream-exec-rank)",
     "laterals": "LATERAL VIEW",
-    "windows": "WINDOW clause (needs stream-exec-over-aggregate)",
 }
 
 
@@ -60,6 +60,8 @@ class SelectRules:
                 relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
             else:
                 relation, condition = self._plan_from(select, condition, ctx, top_level)
+            if over_windows(select):
+                return self._plan_over(select, relation, condition, ctx, sink_row, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select, self.functions):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
             if relation.window is not None:    # no aggregate consumes the window

@@ -210,23 +210,30 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
                  sum_ddls: list[Optional[str]]) -> dict[str, dict[str, str]]:
     """One value per grouping key: the row count and one accumulator per aggregate call,
     with processing-time TTL (always on; see runtime.state_ttl)."""
+    layout = {"kind": "value", "value": f"acc {acc_struct_ddl(calls, arg_ddls, sum_ddls)}",
+              "grouping": grouping_ddl, "ttl": "processing-time"}
+    accumulators = [f"a{index}: {call.implementation} {call.accumulator_type}"
+                    for index, call in enumerate(calls) if call.function == UDAF]
+    if accumulators:            # which function's accumulator each UDAF field holds
+        layout["accumulators"] = "; ".join(accumulators)
+    return {ACC_STATE: layout}
+
+
+def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
+                   sum_ddls: list[Optional[str]]) -> str:
+    """The accumulators' struct: the row count and one accumulator per call (also the over
+    aggregate's accState)."""
     fields = ["rowCount: BIGINT"]
-    accumulators = []
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
         if call.function == UDAF:
             fields.append(f"a{index}: {state_ddl(parse_data_type(call.accumulator_type))}")
-            accumulators.append(f"a{index}: {call.implementation} {call.accumulator_type}")
         elif call.keeps_values:
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
         else:
             fields.append(f"a{index}: BIGINT")
-    layout = {"kind": "value", "value": f"acc STRUCT<{', '.join(fields)}>",
-              "grouping": grouping_ddl, "ttl": "processing-time"}
-    if accumulators:            # which function's accumulator each UDAF field holds
-        layout["accumulators"] = "; ".join(accumulators)
-    return {ACC_STATE: layout}
+    return f"STRUCT<{', '.join(fields)}>"
 
 
 def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:

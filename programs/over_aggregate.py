@@ -1,0 +1,271 @@
+"""Table test programs for stream-exec-over-aggregate (Flink's OverWindowTestPrograms).
+
+An over aggregate emits every input row once with the aggregates of its frame. On event time
+a row waits in state until the watermark passes its row time (the unbounded functions drop
+rows at or behind the watermark, the bounded ones rows at or before the last fired row
+time); the bounded frames keep the rows still in the frame, so rows written before the restore
+count in the frames of rows after it.
+"""
+from __future__ import annotations
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from streamplan.errors import UnsupportedSqlError
+
+
+def at(second: int) -> str:
+    return f"2024-01-01 10:00:{second:02d}"
+
+
+def rowtime_source(before: list, after: list) -> SourceTestStep:
+    """T(k, v, ts) with a watermark 1 s behind; rows as (k, v, second)."""
+    return (SourceTestStep.new_builder("T")
+            .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+            .producing_before_restore(*[[k, v, at(s)] for k, v, s in before])
+            .producing_after_restore(*[[k, v, at(s)] for k, v, s in after]).build())
+
+
+# The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
+# program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
+# a's row at 1 s is emitted before the restore; its running sum counts in the row after it.
+TINY = (
+    TableTestProgram.of("over-aggregate-tiny", "a running sum on event time continues after "
+                        "the restore")
+    .setup_table_source(rowtime_source([("a", 1, 1), ("a", 2, 3)], [("a", 4, 5)]))
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "v INT", "s INT")
+                      .consuming_before_restore("+I[a, 1, 1]")
+                      .consuming_after_restore("+I[a, 2, 3]", "+I[a, 4, 7]").build())
+    .run_sql("INSERT INTO S SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts "
+             "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM T")
+    .build())
+
+# ROWS BETWEEN 1 PRECEDING AND CURRENT ROW on event time (RowTimeRowsBoundedPrecedingFunction),
+# each phase one micro-batch (`in_batches("phase")`). Before the restore the NULL key's two
+# rows share the batch; the watermark (4 s) passes them and a's row at 3 s, which are emitted;
+# a's row at 5 s waits in state across the restore. After it, a's rows at 6 s and 8 s have the
+# rows before them in their frames (5 s, written before the restore, then 6 s); the NULL key's
+# row at 4 s is behind the watermark but after the key's last fired row time (2 s), so the
+# bounded function keeps it, and its frame holds the row at 2 s from before the restore.
+# Expected rows: PyFlink 2.3 on the same rows (filesystem source, every row in the job, no row
+# late in either engine), split at the restore by the watermark (4 s - 1 ms in Flink).
+OVER_AGGREGATE_ROWS_ACROSS_RESTORE = (
+    TableTestProgram.of("over-aggregate-rows-across-restore",
+                        "a bounded ROWS frame on event time holds rows from before the restore; "
+                        "a NULL partition key and two rows of one key in one micro-batch")
+    .in_batches("phase")
+    .setup_table_source(rowtime_source([(None, 1, 1), (None, 2, 2), ("a", 3, 3), ("a", 4, 5)],
+                                       [("a", 6, 6), (None, 7, 4), ("a", 9, 8), ("b", 8, 7)]))
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "v INT", "s INT", "c BIGINT", "m INT")
+                      .consuming_before_restore("+I[null, 1, 1, 1, 1]", "+I[null, 2, 3, 2, 2]",
+                                                "+I[a, 3, 3, 1, 3]")
+                      .consuming_after_restore("+I[a, 4, 7, 2, 4]", "+I[a, 6, 10, 2, 6]",
+                                               "+I[a, 9, 15, 2, 9]", "+I[null, 7, 9, 2, 7]",
+                                               "+I[b, 8, 8, 1, 8]").build())
+    .run_sql("INSERT INTO S SELECT k, v, SUM(v) OVER w, COUNT(v) OVER w, MAX(v) OVER w FROM T "
+             "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)")
+    .build())
+
+# RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW on event time
+# (RowTimeRangeBoundedPrecedingFunction), one row a micro-batch. a's row at 4 s waits across
+# the restore (the watermark is at 3 s); after it a second row at 4 s joins it and both get one
+# value, whose frame holds a's row at 2 s from before the restore (the one at 1 s is more than
+# 2 s before and is retracted). a's row at 3 s comes after a's row time 4 s fired: dropped,
+# though the watermark passed neither. b's state from before the restore is cleared by its
+# cleanup timer (row time + 1.5 x 2 s + 1 ms) once the watermark passes 5 s, so b's row at 4 s
+# is again the first of its frame. Expected rows: PyFlink 2.3 on the same rows with a watermark
+# after every row ('pipeline.auto-watermark-interval' = '0 ms').
+OVER_AGGREGATE_RANGE_ACROSS_RESTORE = (
+    TableTestProgram.of("over-aggregate-range-across-restore",
+                        "a RANGE interval frame on event time: rows of one row time share a "
+                        "value, rows from before the restore in the frame, a late row dropped, "
+                        "a key cleaned up by its timer")
+    .setup_table_source(rowtime_source([("a", 1, 1), ("b", 2, 2), ("a", 3, 2), ("a", 4, 4)],
+                                       [("a", 5, 4), ("a", 6, 7), ("a", 9, 3), ("b", 8, 4),
+                                        ("a", 10, 8)]))
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)", "s INT", "c BIGINT")
+                      .consuming_before_restore("+I[a, 1, 2024-01-01T10:00:01, 1, 1]",
+                                                "+I[b, 2, 2024-01-01T10:00:02, 2, 1]",
+                                                "+I[a, 3, 2024-01-01T10:00:02, 4, 2]")
+                      .consuming_after_restore("+I[a, 4, 2024-01-01T10:00:04, 12, 3]",
+                                               "+I[a, 5, 2024-01-01T10:00:04, 12, 3]",
+                                               "+I[b, 8, 2024-01-01T10:00:04, 8, 1]",
+                                               "+I[a, 6, 2024-01-01T10:00:07, 6, 1]",
+                                               "+I[a, 10, 2024-01-01T10:00:08, 16, 2]").build())
+    .run_sql("INSERT INTO S SELECT k, v, ts, SUM(v) OVER w, COUNT(*) OVER w FROM T WINDOW w AS "
+             "(PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND "
+             "CURRENT ROW)")
+    .build())
+
+# --- Flink's own programs (OverWindowTestPrograms.java), transcribed as they are: SQL,
+# schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_BEFORE, ...)
+# "-U[...]", Row.ofKind(UPDATE_AFTER, ...) "+U[...]"). Flink's RestoreTestBase registers every
+# sink with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
+# (docs/flink-programs.md): LAG_OVER_FUNCTION, whose source has a MAP<DOUBLE, DOUBLE> column,
+# no column type here, so the program cannot be built (and LAG is no aggregate here yet).
+FLINK_COMMIT = "07d57de7e113cf9e195b3632d0e63a0d248a78cc"
+
+_SUM_SQL = ("INSERT INTO sink_t SELECT key, val, ts, SUM(val) OVER ("
+            "PARTITION BY key "
+            "ORDER BY val "
+            "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+            "AS sum_val "
+            "FROM source_t")
+_BEFORE = (["key1", 1, 100], ["key1", 2, 200], ["key1", 5, 500], ["key1", 6, 600],
+           ["key2", 1, 100], ["key2", 2, 200])
+
+
+def kind(row_kind: str, *values) -> dict:
+    return {"kind": row_kind, "values": list(values)}
+
+
+def _source(changelog_mode: str, before, after) -> SourceTestStep:
+    return (SourceTestStep.new_builder("source_t")
+            .add_schema("key STRING", "val BIGINT", "ts BIGINT")
+            .add_option("changelog-mode", changelog_mode)
+            .producing_before_restore(*before).producing_after_restore(*after).build())
+
+
+def _sink(before, after, *extra: str) -> SinkTestStep:
+    return (SinkTestStep.new_builder("sink_t")
+            .add_schema("key STRING", "val BIGINT", "ts BIGINT", "sum_val BIGINT", *extra)
+            .consuming_before_restore(*before).consuming_after_restore(*after).build())
+
+
+OVER_AGGREGATE_NON_TIME_UNBOUNDED_RETRACT_MODE = (
+    TableTestProgram.of("over-aggregate-sum-retract-mode",
+                        "validates restoring an unbounded preceding sum function in retract mode")
+    .ported_from("OverWindowTestPrograms.java#OVER_AGGREGATE_NON_TIME_UNBOUNDED_RETRACT_MODE",
+                 FLINK_COMMIT)
+    .setup_table_source(_source(
+        "I,UB,UA",
+        [["key1", 1, 100], ["key1", 2, 200], ["key1", 5, 500], ["key1", 6, 600],
+         kind("-U", "key1", 2, 200), kind("+U", "key1", 3, 200),
+         ["key2", 1, 100], ["key2", 2, 200]],
+        [["key3", 1, 100], ["key1", 4, 400],
+         kind("-U", "key1", 3, 200), kind("+U", "key1", 3, 300)]))
+    .setup_table_sink(_sink(
+        ["+I[key1, 1, 100, 1]", "+I[key1, 2, 200, 3]", "+I[key1, 5, 500, 8]",
+         "+I[key1, 6, 600, 14]", "-U[key1, 2, 200, 3]", "-U[key1, 5, 500, 8]",
+         "+U[key1, 5, 500, 6]", "-U[key1, 6, 600, 14]", "+U[key1, 6, 600, 12]",
+         "+U[key1, 3, 200, 4]", "-U[key1, 5, 500, 6]", "+U[key1, 5, 500, 9]",
+         "-U[key1, 6, 600, 12]", "+U[key1, 6, 600, 15]", "+I[key2, 1, 100, 1]",
+         "+I[key2, 2, 200, 3]"],
+        ["+I[key3, 1, 100, 1]", "+I[key1, 4, 400, 8]", "-U[key1, 5, 500, 9]",
+         "+U[key1, 5, 500, 13]", "-U[key1, 6, 600, 15]", "+U[key1, 6, 600, 19]",
+         "-U[key1, 3, 200, 4]", "-U[key1, 4, 400, 8]", "+U[key1, 4, 400, 5]",
+         "-U[key1, 5, 500, 13]", "+U[key1, 5, 500, 10]", "-U[key1, 6, 600, 19]",
+         "+U[key1, 6, 600, 16]", "+U[key1, 3, 300, 4]", "-U[key1, 4, 400, 5]",
+         "+U[key1, 4, 400, 8]", "-U[key1, 5, 500, 10]", "+U[key1, 5, 500, 13]",
+         "-U[key1, 6, 600, 16]", "+U[key1, 6, 600, 19]"]))
+    .run_sql(_SUM_SQL)
+    .build())
+
+OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE = (
+    TableTestProgram.of("over-aggregate-sum-append-mode",
+                        "validates restoring an unbounded preceding sum function in append mode")
+    .ported_from("OverWindowTestPrograms.java#OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE",
+                 FLINK_COMMIT)
+    .setup_table_source(_source("I", _BEFORE, [["key1", 4, 400]]))
+    .setup_table_sink(_sink(
+        ["+I[key1, 1, 100, 1]", "+I[key1, 2, 200, 3]", "+I[key1, 5, 500, 8]",
+         "+I[key1, 6, 600, 14]", "+I[key2, 1, 100, 1]", "+I[key2, 2, 200, 3]"],
+        ["+I[key1, 4, 400, 7]", "-U[key1, 5, 500, 8]", "+U[key1, 5, 500, 12]",
+         "-U[key1, 6, 600, 14]", "+U[key1, 6, 600, 18]"]))
+    .run_sql(_SUM_SQL)
+    .build())
+
+OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE_MULTIPLE_AGGS = (
+    TableTestProgram.of("over-aggregate-sum-append-mode-multiple-aggs",
+                        "validates restoring an unbounded preceding sum function in append mode")
+    .ported_from("OverWindowTestPrograms.java#"
+                 "OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE_MULTIPLE_AGGS", FLINK_COMMIT)
+    .setup_table_source(_source("I", _BEFORE, [["key1", 4, 400]]))
+    .setup_table_sink(_sink(
+        ["+I[key1, 1, 100, 1, 1]", "+I[key1, 2, 200, 3, 2]", "+I[key1, 5, 500, 8, 3]",
+         "+I[key1, 6, 600, 14, 4]", "+I[key2, 1, 100, 1, 1]", "+I[key2, 2, 200, 3, 2]"],
+        ["+I[key1, 4, 400, 7, 3]", "-U[key1, 5, 500, 8, 3]", "+U[key1, 5, 500, 12, 4]",
+         "-U[key1, 6, 600, 14, 4]", "+U[key1, 6, 600, 18, 5]"], "cnt_key BIGINT"))
+    .run_sql("INSERT INTO sink_t SELECT key, val, ts, "
+             "SUM(val) OVER ("
+             "PARTITION BY key "
+             "ORDER BY val "
+             "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+             "AS sum_val, "
+             "COUNT(key) OVER ("
+             "PARTITION BY key "
+             "ORDER BY val "
+             "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+             "AS cnt_key "
+             "FROM source_t")
+    .build())
+
+OVER_AGGREGATE_NON_TIME_UNBOUNDED_NO_PARTITION_BY = (
+    TableTestProgram.of("over-aggregate-sum-no-partition-by",
+                        "validates restoring an unbounded preceding sum function without "
+                        "partition by")
+    .ported_from("OverWindowTestPrograms.java#OVER_AGGREGATE_NON_TIME_UNBOUNDED_NO_PARTITION_BY",
+                 FLINK_COMMIT)
+    .setup_table_source(_source("I", _BEFORE, [["key1", 4, 400]]))
+    .setup_table_sink(_sink(
+        ["+I[key1, 1, 100, 1]", "+I[key1, 2, 200, 3]", "+I[key1, 5, 500, 8]",
+         "+I[key1, 6, 600, 14]", "+I[key2, 1, 100, 2]", "-U[key1, 2, 200, 3]",
+         "+U[key1, 2, 200, 4]", "-U[key1, 5, 500, 8]", "+U[key1, 5, 500, 9]",
+         "-U[key1, 6, 600, 14]", "+U[key1, 6, 600, 15]", "+I[key2, 2, 200, 6]",
+         "-U[key1, 5, 500, 9]", "+U[key1, 5, 500, 11]", "-U[key1, 6, 600, 15]",
+         "+U[key1, 6, 600, 17]"],
+        ["+I[key1, 4, 400, 10]", "-U[key1, 5, 500, 11]", "+U[key1, 5, 500, 15]",
+         "-U[key1, 6, 600, 17]", "+U[key1, 6, 600, 21]"]))
+    .run_sql("INSERT INTO sink_t SELECT key, val, ts, SUM(val) OVER ("
+             "ORDER BY val "
+             "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+             "AS sum_val "
+             "FROM source_t")
+    .build())
+
+PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE]
+
+_NON_TIME = ("ORDER BY val, a BIGINT column that is no time attribute: Flink 2.1+ runs a "
+             "non-time ORDER BY with NonTimeRangeUnboundedPrecedingFunction (every row of the "
+             "partition kept sorted by the ORDER BY value, -U/+U for the later rows a new or "
+             "retracted row changes), which stream-exec-over-aggregate version 1 here does not "
+             "implement (it runs Flink's seven time-attribute functions); the planner refuses "
+             "the ORDER BY by name")
+
+# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
+# docs/flink-programs.md).
+NOT_PASSING = {
+    OVER_AGGREGATE_NON_TIME_UNBOUNDED_RETRACT_MODE.id: _NON_TIME,
+    OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE.id: _NON_TIME,
+    OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE_MULTIPLE_AGGS.id: _NON_TIME,
+    OVER_AGGREGATE_NON_TIME_UNBOUNDED_NO_PARTITION_BY.id: _NON_TIME,
+}
+
+# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
+# its message; no fixtures.
+OVER_AGGREGATE_REFUSES_NON_TIME_ORDER = (
+    TableTestProgram.of("over-aggregate-refuses-non-time-order", "an OVER window ordered by a "
+                        "column that is no time attribute: refused by name")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "s BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY v) FROM T",
+                     UnsupportedSqlError, "NonTimeRangeUnboundedPrecedingFunction")
+    .build())
+
+OVER_AGGREGATE_REFUSES_TWO_WINDOWS = (
+    TableTestProgram.of("over-aggregate-refuses-two-windows", "two different OVER windows in "
+                        "one SELECT: refused by name")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts").build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("s BIGINT", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts), "
+                     "COUNT(*) OVER (ORDER BY ts) FROM T", UnsupportedSqlError,
+                     "each needs its own stream-exec-over-aggregate")
+    .build())
+
+FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_ORDER, OVER_AGGREGATE_REFUSES_TWO_WINDOWS]

@@ -1,0 +1,533 @@
+"""Over aggregation (`agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE
+BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)`), as a transformWithState processor.
+
+`OverAggCore` follows the process functions Flink's StreamExecOverAggregate picks
+(flink-table-runtime, operators/over), one function per key, row by row and timer by timer:
+
+* event time, unbounded (AbstractRowTimeUnboundedPrecedingOver.processElement / onTimer): a row
+  whose row time is above the watermark waits in `inputState` under its row time with an
+  event-time timer at watermark + 1 (at 0 while the watermark is below 0); a row at or behind
+  the watermark is dropped. The timer takes the waiting row times at or below the watermark in
+  order; the rest wait for the next watermark (a timer at watermark + 1). Per row time:
+  - RowTimeRowsUnboundedPrecedingFunction.processElementsWithSameTimestampRows: accumulate and
+    emit row by row;
+  - RowTimeRangeUnboundedPrecedingFunction.processElementsWithSameTimestamp: accumulate every
+    row of the row time, then emit them all with the same value.
+* event time, bounded: rows wait under their row time with a timer at it; a row at or below
+  the last fired row time (`lastTriggeringTsState`, 0 before any) is dropped, whatever the
+  watermark.
+  - RowTimeRowsBoundedPrecedingFunction.onTimer: per row, once `processedCountState` reached
+    the offset (n + 1 rows for n PRECEDING), retract the oldest waiting row (the smallest row
+    time's list, front first), accumulate, emit;
+  - RowTimeRangeBoundedPrecedingFunction.onTimer: retract the rows whose row time is more than
+    the offset before the timer's, accumulate the timer's rows, emit them with one value; its
+    own event-time cleanup timer (`cleanupTsState`, row time + 1.5 offset + 1, registered when
+    the current one is below row time + offset + 1) clears the key.
+* processing time:
+  - ProcTimeUnboundedPrecedingFunction.processElement: accumulate, emit (state TTL on the
+    accumulators, Spark's processing-time TTL);
+  - ProcTimeRowsBoundedPrecedingFunction.processElement: rows kept under their arrival time,
+    the oldest (`smallestTSState`) retracted once `processedCountState` reached the offset;
+  - ProcTimeRangeBoundedPrecedingFunction: rows wait under their arrival time with a
+    processing-time timer at time + 1, which retracts the rows older than time - offset,
+    accumulates the time's rows and emits them with one value; cleanup as the event-time range.
+
+State retention (KeyedProcessFunctionWithCleanupState.registerProcessingCleanupTimer, the
+functions above that take a min/max retention time: `table.exec.state.ttl` and 1.5 times it):
+every row and event-time timer moves the key's cleanup time to now + max retention when now +
+min retention passes it; when it comes, the key's state is cleared (the event-time unbounded
+function and the event-time rows function only once no row waits; the processing-time rows
+function always). Spark has no processing-time timers in event-time mode, so the cleanup time
+is kept in state and applied when the key is next read (what the timer would have done then:
+nothing else touched the key in between).
+
+Accumulators are the group aggregate's (runtime/group_aggregate.py: COUNT, SUM, MIN, MAX, AVG,
+DISTINCT, FILTER), which retract exactly, as the bounded functions need.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from ..changelog import RowKind
+from ..errors import ExecutionError, NotInsertOnlyError
+from .batch_rows import Output, emitted, plain, rows_of
+from .group_aggregate import AggCall, Accumulators, _apply, _decode, _encode, _initial, _result
+from .processor import Processor
+from .state_ttl import spark_ttl_ms
+from .timestamps import to_millis
+
+# Flink's process functions (operators/over)
+ROWTIME_ROWS_UNBOUNDED = "RowTimeRowsUnboundedPrecedingFunction"
+ROWTIME_RANGE_UNBOUNDED = "RowTimeRangeUnboundedPrecedingFunction"
+ROWTIME_ROWS_BOUNDED = "RowTimeRowsBoundedPrecedingFunction"
+ROWTIME_RANGE_BOUNDED = "RowTimeRangeBoundedPrecedingFunction"
+PROCTIME_UNBOUNDED = "ProcTimeUnboundedPrecedingFunction"
+PROCTIME_ROWS_BOUNDED = "ProcTimeRowsBoundedPrecedingFunction"
+PROCTIME_RANGE_BOUNDED = "ProcTimeRangeBoundedPrecedingFunction"
+
+# Flink's state names
+ACC_STATE = "accState"
+INPUT_STATE = "inputState"
+LAST_TRIGGERING_TS = "lastTriggeringTsState"
+PROCESSED_COUNT = "processedCountState"
+SMALLEST_TS = "smallestTSState"
+CLEANUP_TS = "cleanupTsState"
+CLEANUP_TIME = {ROWTIME_ROWS_UNBOUNDED: "RowTimeUnboundedOverCleanupTime",
+                ROWTIME_RANGE_UNBOUNDED: "RowTimeUnboundedOverCleanupTime",
+                ROWTIME_ROWS_BOUNDED: "RowTimeBoundedRowsOverCleanupTime",
+                PROCTIME_ROWS_BOUNDED: "ProcTimeBoundedRowsOverCleanupTime"}
+
+# The value states of each function besides accState and inputState, as OverState attributes.
+_VALUE_STATES = {
+    ROWTIME_ROWS_UNBOUNDED: {},
+    ROWTIME_RANGE_UNBOUNDED: {},
+    ROWTIME_ROWS_BOUNDED: {LAST_TRIGGERING_TS: "last_triggering_ts",
+                           PROCESSED_COUNT: "counter"},
+    ROWTIME_RANGE_BOUNDED: {LAST_TRIGGERING_TS: "last_triggering_ts", CLEANUP_TS: "cleanup_ts"},
+    PROCTIME_UNBOUNDED: {},
+    PROCTIME_ROWS_BOUNDED: {PROCESSED_COUNT: "counter", SMALLEST_TS: "smallest_ts"},
+    PROCTIME_RANGE_BOUNDED: {CLEANUP_TS: "cleanup_ts"},
+}
+
+
+def function_of(rowtime: bool, rows: bool, preceding: Optional[int]) -> str:
+    """StreamExecOverAggregate.createUnboundedOverProcessFunction / createBoundedOverProcessFunction."""
+    if preceding is None:
+        if not rowtime:
+            return PROCTIME_UNBOUNDED
+        return ROWTIME_ROWS_UNBOUNDED if rows else ROWTIME_RANGE_UNBOUNDED
+    if rowtime:
+        return ROWTIME_ROWS_BOUNDED if rows else ROWTIME_RANGE_BOUNDED
+    return PROCTIME_ROWS_BOUNDED if rows else PROCTIME_RANGE_BOUNDED
+
+
+@dataclass(frozen=True)
+class OverAggParams:
+    """`preceding`: Flink's precedingOffset (n + 1 rows for ROWS n PRECEDING, n ms for RANGE
+    INTERVAL n PRECEDING), None when unbounded; `ttl_ms`: table.exec.state.ttl (the min
+    retention; the max is 1.5 times it)."""
+
+    calls: tuple[AggCall, ...]
+    rowtime_index: Optional[int]          # None: processing time
+    rows: bool                            # ROWS (True) or RANGE
+    preceding: Optional[int] = None
+    ttl_ms: int = 0
+
+    @property
+    def function(self) -> str:
+        return function_of(self.rowtime_index is not None, self.rows, self.preceding)
+
+    @property
+    def is_rowtime(self) -> bool:
+        return self.rowtime_index is not None
+
+    @property
+    def retention(self) -> tuple[int, int]:
+        """(min, max) retention: TableConfigUtils.getMaxIdleStateRetentionTime is 1.5 x min."""
+        return self.ttl_ms, self.ttl_ms * 3 // 2
+
+
+@dataclass
+class OverState:
+    """One key's state: the accumulators, the rows by time (`inputState`), the function's
+    value states, its pending timers (event time for row time, processing time else) and the
+    state-retention cleanup time."""
+
+    acc: Optional[Accumulators] = None
+    rows: dict[int, list[tuple]] = field(default_factory=dict)
+    last_triggering_ts: Optional[int] = None
+    counter: Optional[int] = None
+    smallest_ts: Optional[int] = None
+    cleanup_ts: Optional[int] = None
+    cleanup_time: Optional[int] = None
+    timers: set[int] = field(default_factory=set)
+
+    def clear(self) -> None:
+        timers = self.timers
+        self.__init__()
+        self.timers = timers               # Flink's cleanup leaves registered timers
+
+
+class OverAggCore:
+    """Flink's over process functions for one key (see the module docstring)."""
+
+    def __init__(self, params: OverAggParams):
+        self.p = params
+        self.function = params.function
+        self.cleaning = params.ttl_ms > 1 and self.function in CLEANUP_TIME
+        self.late_dropped = 0              # Flink's numLateRecordsDropped
+
+    # --- the aggregate handle (AggsHandleFunction) -----------------------------------------
+    def create(self) -> Accumulators:
+        return Accumulators(0, [_initial(call) for call in self.p.calls])
+
+    def _change(self, acc: Accumulators, row: tuple, sign: int) -> None:
+        acc.row_count += sign
+        for index, call in enumerate(self.p.calls):
+            if call.takes(row):
+                value = row[call.arg] if call.arg is not None else None
+                acc.values[index] = _apply(call, acc.values[index], value, sign)
+
+    def accumulate(self, acc: Accumulators, row: tuple) -> None:
+        self._change(acc, row, 1)
+
+    def retract(self, acc: Accumulators, row: tuple) -> None:
+        self._change(acc, row, -1)
+
+    def value(self, acc: Accumulators) -> tuple:
+        return tuple(_result(call, value) for call, value in zip(self.p.calls, acc.values))
+
+    def _acc(self, state: OverState) -> Accumulators:
+        if state.acc is None:
+            state.acc = self.create()
+        return state.acc
+
+    # --- one call: due timers, then the rows -----------------------------------------------
+    def run(self, state: OverState, rows: list[tuple[RowKind, tuple]], watermark: int, now: int,
+            out: list[Output], until: Optional[int] = None) -> None:
+        """What Flink does for the key up to now: the cleanup timer if it came, the timers the
+        watermark (event time) or the clock (processing time) reached, in time order (only
+        those up to `until` when given), then the rows in arrival order."""
+        self._retention_due(state, now)
+        due = watermark if self.p.is_rowtime else now
+        self.fire_due(state, due if until is None else min(due, until), watermark, now, out)
+        for kind, row in rows:
+            if kind is not RowKind.INSERT:
+                raise NotInsertOnlyError(
+                    f"over aggregate: a {kind.short} row reached it; its input must be "
+                    f"insert-only ({self.function})")
+            self.process(state, row, watermark, now, out)
+
+    def fire_due(self, state: OverState, time: int, watermark: int, now: int,
+                 out: list[Output]) -> None:
+        while state.timers:
+            timer = min(state.timers)
+            if timer > time:
+                return
+            state.timers.discard(timer)
+            self.on_timer(state, timer, watermark, now, out)
+
+    # --- processElement --------------------------------------------------------------------
+    def process(self, state: OverState, row: tuple, watermark: int, now: int,
+                out: list[Output]) -> None:
+        f = self.function
+        if f == PROCTIME_UNBOUNDED:
+            acc = self._acc(state)
+            self.accumulate(acc, row)
+            out.append((RowKind.INSERT.code, row + self.value(acc)))
+            return
+        if f == PROCTIME_ROWS_BOUNDED:
+            self._proctime_rows_bounded(state, row, now, out)
+            return
+        if f == PROCTIME_RANGE_BOUNDED:
+            if now not in state.rows:
+                state.rows[now] = []
+                state.timers.add(now + 1)
+                self._register_cleanup_ts(state, now)
+            state.rows[now].append(row)
+            return
+        self._register_retention(state, now)
+        ts = self._rowtime(row)
+        if f in (ROWTIME_ROWS_UNBOUNDED, ROWTIME_RANGE_UNBOUNDED):
+            if ts > watermark:
+                state.timers.add(0 if watermark < 0 else watermark + 1)
+                state.rows.setdefault(ts, []).append(row)
+            else:
+                self.late_dropped += 1
+            return
+        last = state.last_triggering_ts or 0
+        if ts > last:
+            if ts not in state.rows:
+                state.rows[ts] = []
+                state.timers.add(ts)
+            state.rows[ts].append(row)
+            if f == ROWTIME_RANGE_BOUNDED:
+                self._register_cleanup_ts(state, ts)
+        else:
+            self.late_dropped += 1
+
+    def _rowtime(self, row: tuple) -> int:
+        value = row[self.p.rowtime_index]
+        if value is None:
+            raise ExecutionError("over aggregate: a row with a NULL row time")
+        return to_millis(value)
+
+    # ProcTimeRowsBoundedPrecedingFunction.processElement
+    def _proctime_rows_bounded(self, state: OverState, row: tuple, now: int,
+                               out: list[Output]) -> None:
+        self._register_retention(state, now)
+        acc = self._acc(state)
+        if state.smallest_ts is None:
+            state.smallest_ts = now
+        counter = state.counter or 0
+        if counter == self.p.preceding:
+            retract_list = state.rows.get(state.smallest_ts)
+            if retract_list is not None:
+                self.retract(acc, retract_list.pop(0))
+            if not retract_list:        # none left at the smallest time: find the next
+                state.rows.pop(state.smallest_ts, None)
+                state.smallest_ts = min(state.rows, default=2 ** 63 - 1)
+        else:
+            state.counter = counter + 1
+        state.rows.setdefault(now, []).append(row)
+        self.accumulate(acc, row)
+        out.append((RowKind.INSERT.code, row + self.value(acc)))
+
+    # --- onTimer ---------------------------------------------------------------------------
+    def on_timer(self, state: OverState, timestamp: int, watermark: int, now: int,
+                 out: list[Output]) -> None:
+        f = self.function
+        if f in (ROWTIME_ROWS_UNBOUNDED, ROWTIME_RANGE_UNBOUNDED):
+            self._rowtime_unbounded_timer(state, watermark, now, out)
+        elif f == ROWTIME_ROWS_BOUNDED:
+            self._rowtime_rows_bounded_timer(state, timestamp, now, out)
+        elif f in (ROWTIME_RANGE_BOUNDED, PROCTIME_RANGE_BOUNDED):
+            self._range_bounded_timer(state, timestamp, out)
+
+    # AbstractRowTimeUnboundedPrecedingOver.onTimer (event time)
+    def _rowtime_unbounded_timer(self, state: OverState, watermark: int, now: int,
+                                 out: list[Output]) -> None:
+        if state.rows:
+            due = sorted(ts for ts in state.rows if ts <= watermark)
+            early = len(due) < len(state.rows)
+            acc = self._acc(state)
+            for ts in due:
+                same = state.rows.pop(ts)
+                if self.function == ROWTIME_ROWS_UNBOUNDED:
+                    for row in same:
+                        self.accumulate(acc, row)
+                        out.append((RowKind.INSERT.code, row + self.value(acc)))
+                else:
+                    for row in same:
+                        self.accumulate(acc, row)
+                    value = self.value(acc)
+                    out.extend((RowKind.INSERT.code, row + value) for row in same)
+            if early:
+                state.timers.add(watermark + 1)
+        self._register_retention(state, now)
+
+    # RowTimeRowsBoundedPrecedingFunction.onTimer (event time)
+    def _rowtime_rows_bounded_timer(self, state: OverState, timestamp: int, now: int,
+                                    out: list[Output]) -> None:
+        inputs = state.rows.get(timestamp)
+        if inputs is not None:
+            count = state.counter or 0
+            acc = self._acc(state)
+            retract_ts, retract_list, retract_cnt = None, None, 0
+            for row in inputs:
+                retract_row = None
+                if count >= self.p.preceding:
+                    if retract_list is None:
+                        retract_ts = min(state.rows)
+                        retract_list = state.rows[retract_ts]
+                    retract_row = retract_list[retract_cnt]
+                    retract_cnt += 1
+                    if len(retract_list) == retract_cnt:
+                        del state.rows[retract_ts]
+                        retract_list, retract_cnt = None, 0
+                else:
+                    count += 1
+                if retract_row is not None:
+                    self.retract(acc, retract_row)
+                self.accumulate(acc, row)
+                out.append((RowKind.INSERT.code, row + self.value(acc)))
+            if retract_ts in state.rows and retract_cnt > 0:
+                state.rows[retract_ts] = retract_list[retract_cnt:]
+            state.counter = count
+        state.last_triggering_ts = timestamp
+        self._register_retention(state, now)
+
+    # RowTimeRangeBoundedPrecedingFunction.onTimer / ProcTimeRangeBoundedPrecedingFunction.onTimer
+    def _range_bounded_timer(self, state: OverState, timestamp: int, out: list[Output]) -> None:
+        if state.cleanup_ts is not None and state.cleanup_ts <= timestamp:
+            state.clear()
+            return
+        proctime = self.function == PROCTIME_RANGE_BOUNDED
+        current = timestamp - 1 if proctime else timestamp
+        inputs = state.rows.get(current)
+        if inputs is None:
+            if not proctime:
+                state.last_triggering_ts = timestamp
+            return
+        acc = self._acc(state)
+        if proctime:              # rows older than current - offset
+            expired = [ts for ts in state.rows if ts < current - self.p.preceding]
+        else:                     # rows more than offset before the timer
+            expired = [ts for ts in state.rows if timestamp - ts > self.p.preceding]
+        for ts in expired:
+            for row in state.rows[ts]:
+                self.retract(acc, row)
+        for row in inputs:
+            self.accumulate(acc, row)
+        value = self.value(acc)
+        out.extend((RowKind.INSERT.code, row + value) for row in inputs)
+        for ts in expired:
+            del state.rows[ts]
+        if not proctime:
+            state.last_triggering_ts = timestamp
+
+    def _register_cleanup_ts(self, state: OverState, timestamp: int) -> None:
+        """registerCleanupTimer of the range-bounded functions."""
+        offset = self.p.preceding
+        minimum = timestamp + offset + 1
+        maximum = timestamp + int(offset * 1.5) + 1
+        if state.cleanup_ts is None or state.cleanup_ts < minimum:
+            state.timers.add(maximum)
+            state.cleanup_ts = maximum
+
+    # --- state retention (KeyedProcessFunctionWithCleanupState) ----------------------------
+    def _register_retention(self, state: OverState, now: int) -> None:
+        """CleanupState.registerProcessingCleanupTimer."""
+        if not self.cleaning:
+            return
+        minimum, maximum = self.p.retention
+        if state.cleanup_time is None or now + minimum > state.cleanup_time:
+            state.cleanup_time = now + maximum
+
+    def _retention_due(self, state: OverState, now: int) -> None:
+        """The processing-time cleanup timer, if it came before `now` (onTimer, processing
+        time), with the time it fired at."""
+        if not self.cleaning or state.cleanup_time is None or state.cleanup_time > now:
+            return
+        fired_at = state.cleanup_time
+        f = self.function
+        if f == PROCTIME_ROWS_BOUNDED:
+            waiting = False
+        elif f == ROWTIME_ROWS_BOUNDED:
+            last = state.last_triggering_ts or 0
+            waiting = any(ts > last for ts in state.rows)
+        else:
+            waiting = bool(state.rows)
+        if waiting:                     # rows wait for a watermark: keep, look again later
+            state.cleanup_time = None
+            self._register_retention(state, fired_at)
+        else:
+            state.clear()
+
+
+# --- the Spark side ---------------------------------------------------------------------------
+
+def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str,
+                 grouping_ddl: str) -> dict[str, dict[str, str]]:
+    """Flink's states of the function: `accState` (the group aggregate's accumulators),
+    `inputState` (rows by time) and the function's value states; the state-retention
+    cleanup time; timers in Spark's timer store."""
+    f = params.function
+    time_domain = "event time" if params.is_rowtime else "processing time"
+    layout = {ACC_STATE: {"kind": "value", "value": f"acc {acc_ddl}", "grouping": grouping_ddl}}
+    if f == PROCTIME_UNBOUNDED:
+        layout[ACC_STATE]["ttl"] = "processing-time"
+        return layout
+    layout[INPUT_STATE] = {"kind": "map", "key": "ts BIGINT",
+                           "value": f"rows ARRAY<STRUCT<{row_ddl}>>",
+                           "timers": f"{time_domain}, at Flink's timers"}
+    for name in _VALUE_STATES[f]:
+        layout[name] = {"kind": "value", "value": "v BIGINT"}
+    if f in CLEANUP_TIME:
+        layout[CLEANUP_TIME[f]] = {"kind": "value", "value": "v BIGINT",
+                                   "ttl": "processing-time cleanup time, applied when read"}
+    return layout
+
+
+def spark_timer(params: OverAggParams, timer: int) -> int:
+    """The Spark timer of a Flink timer: the same time. Spark (4.3) calls a timer once the
+    watermark (or the clock) reaches it, as Flink fires it; a call never comes before the
+    timer is due, so the timer Spark deletes after the call is never one still pending."""
+    return timer
+
+
+def flink_timer(params: OverAggParams, timer: int) -> int:
+    return timer
+
+
+class OverAggProcessor(Processor):
+    """Loads a key's state and timers, runs the core, writes back what it holds. A batch's
+    rows come after the key's timers the watermark reached (fired first, in Flink's order);
+    a timer call fires the timers up to its own."""
+
+    def init(self, handle) -> None:
+        self.handle = handle
+        p = self.params
+        f = p.function
+        ttl = spark_ttl_ms(p.ttl_ms) if f == PROCTIME_UNBOUNDED else None
+        self.acc_state = (handle.getValueState(ACC_STATE, self.layout[ACC_STATE]["value"], ttl)
+                          if ttl is not None else
+                          handle.getValueState(ACC_STATE, self.layout[ACC_STATE]["value"]))
+        self.values = {}
+        if f != PROCTIME_UNBOUNDED:
+            spec = self.layout[INPUT_STATE]
+            self.input_state = handle.getMapState(INPUT_STATE, spec["key"], spec["value"])
+            names = dict(_VALUE_STATES[f])
+            if f in CLEANUP_TIME:
+                names[CLEANUP_TIME[f]] = "cleanup_time"
+            self.values = {attribute: handle.getValueState(name, self.layout[name]["value"])
+                           for name, attribute in names.items()}
+        self.core = OverAggCore(p)
+
+    def _load(self) -> OverState:
+        state = OverState()
+        stored = self.acc_state.get()
+        if stored is not None:
+            state.acc = _decode(stored, self.params.calls)
+        if self.params.function == PROCTIME_UNBOUNDED:
+            return state
+        for key, value in self.input_state.iterator():
+            (rows,) = value
+            state.rows[int(plain(key)[0])] = [plain(row) for row in rows or []]
+        for attribute, variable in self.values.items():
+            stored = variable.get()
+            setattr(state, attribute, None if stored is None else int(stored[0]))
+        state.timers = {flink_timer(self.params, t) for t in self.handle.listTimers()}
+        return state
+
+    def _save(self, loaded: OverState, state: OverState, firing: Optional[int]) -> None:
+        if state.acc is None:
+            self.acc_state.clear()
+        else:
+            self.acc_state.update(_encode(state.acc, self.params.calls))
+        if self.params.function == PROCTIME_UNBOUNDED:
+            return
+        for ts in set(loaded.rows) - set(state.rows):
+            self.input_state.removeKey((ts,))
+        for ts, rows in state.rows.items():
+            self.input_state.updateValue((ts,), (list(rows),))
+        for attribute, variable in self.values.items():
+            value = getattr(state, attribute)
+            if value is None:
+                variable.clear()
+            elif value != getattr(loaded, attribute):
+                variable.update((value,))
+        registered = {spark_timer(self.params, t) for t in loaded.timers}
+        wanted = {spark_timer(self.params, t) for t in state.timers}
+        for timer in registered - wanted:
+            if timer != firing:            # Spark deletes the timer it fires itself
+                self.handle.deleteTimer(timer)
+        for timer in wanted - registered:
+            self.handle.registerTimer(timer)
+
+    def _run(self, rows, timer_values, firing: Optional[int]) -> Iterator:
+        loaded = self._load()
+        if firing is not None:
+            loaded.timers.add(flink_timer(self.params, firing))
+        state = OverState(loaded.acc, {ts: list(r) for ts, r in loaded.rows.items()},
+                          loaded.last_triggering_ts, loaded.counter, loaded.smallest_ts,
+                          loaded.cleanup_ts, loaded.cleanup_time, set(loaded.timers))
+        out: list[Output] = []
+        # A timer call fires the key's timers up to its own only: Spark lists a batch's expired
+        # timers before it calls for them, so a later one fired here would be called again.
+        self.core.run(state, rows, timer_values.getCurrentWatermarkInMs(),
+                      timer_values.getCurrentProcessingTimeInMs(), out,
+                      None if firing is None else flink_timer(self.params, firing))
+        self._save(loaded, state, firing)
+        return emitted(out, self.output_names)
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        return self._run(rows_of(rows, self.input_names), timerValues, None)
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
+        return self._run([], timerValues, expiredTimerInfo.getExpiryTimeInMs())
+
+
+def processor_class(params: OverAggParams) -> type[Processor]:
+    return OverAggProcessor

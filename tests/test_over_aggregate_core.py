@@ -1,0 +1,248 @@
+"""The over aggregate's process functions (Flink's operators/over) without Spark: each function
+on the cases its Flink test harness covers (rows buffered until the watermark, rows of one row
+time, late rows, bounded frames retracting, processing-time arrival, state retention), and the
+processor's state and timers on a stand-in for transformWithState."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from streamplan.changelog import OP_COLUMN, RowKind
+from streamplan.errors import NotInsertOnlyError
+from streamplan.runtime.group_aggregate import AggCall
+from streamplan.runtime.over_aggregate import (
+    INPUT_STATE, LAST_TRIGGERING_TS, PROCTIME_RANGE_BOUNDED, PROCTIME_ROWS_BOUNDED,
+    PROCTIME_UNBOUNDED, ROWTIME_RANGE_BOUNDED, ROWTIME_RANGE_UNBOUNDED, ROWTIME_ROWS_BOUNDED,
+    ROWTIME_ROWS_UNBOUNDED, OverAggCore, OverAggParams, OverState, processor_class,
+    state_layout)
+from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
+
+EPOCH = dt.datetime(1970, 1, 1)
+# rows: (k, v, ts); SUM(v), COUNT(*), MAX(v)
+CALLS = (AggCall("SUM", 1, False, "BIGINT"), AggCall("COUNT", None, False, "BIGINT"),
+         AggCall("MAX", 1, False, "BIGINT"))
+
+
+def at(ms: int) -> dt.datetime:
+    return EPOCH + dt.timedelta(milliseconds=ms)
+
+
+def row(v: int, ms: int, k: str = "a") -> tuple:
+    return (k, v, at(ms))
+
+
+class Key:
+    """One key through the core: `feed` runs a call with rows at a watermark and a time."""
+
+    def __init__(self, rowtime: bool, rows: bool, preceding=None, ttl_ms: int = 0):
+        self.core = OverAggCore(OverAggParams(CALLS, 2 if rowtime else None, rows, preceding,
+                                              ttl_ms))
+        self.state = OverState()
+
+    def feed(self, *rows, watermark: int = 0, now: int = 0) -> list[tuple]:
+        out: list = []
+        self.core.run(self.state, [(RowKind.INSERT, r) for r in rows], watermark, now, out)
+        return [(r[1], r[3], r[4], r[5]) for _, r in out]      # v, sum, count, max
+
+
+@pytest.mark.parametrize("rowtime, rows, preceding, function", [
+    (True, True, None, ROWTIME_ROWS_UNBOUNDED), (True, False, None, ROWTIME_RANGE_UNBOUNDED),
+    (True, True, 3, ROWTIME_ROWS_BOUNDED), (True, False, 1000, ROWTIME_RANGE_BOUNDED),
+    (False, True, None, PROCTIME_UNBOUNDED), (False, False, None, PROCTIME_UNBOUNDED),
+    (False, True, 3, PROCTIME_ROWS_BOUNDED), (False, False, 1000, PROCTIME_RANGE_BOUNDED)])
+def test_the_function_is_flinks_choice(rowtime, rows, preceding, function):
+    assert OverAggParams(CALLS, 2 if rowtime else None, rows, preceding).function == function
+
+
+def test_rowtime_rows_unbounded_waits_for_the_watermark_and_emits_row_by_row():
+    key = Key(rowtime=True, rows=True)
+    assert key.feed(row(1, 3000), row(2, 1000), row(5, 1000)) == []   # buffered (wm 0)
+    assert key.state.timers == {1}
+    # the watermark reaches 2000: the rows of 1000 in arrival order; 3000 waits
+    assert key.feed(watermark=2000) == [(2, 2, 1, 2), (5, 7, 2, 5)]
+    assert key.state.timers == {2001} and list(key.state.rows) == [3000]
+    assert key.feed(row(9, 1500), watermark=2000) == []             # late: dropped
+    assert key.core.late_dropped == 1
+    assert key.feed(watermark=3000) == [(1, 8, 3, 5)]
+    assert key.state.rows == {} and key.state.timers == set()
+
+
+def test_rowtime_range_unbounded_gives_the_rows_of_one_row_time_one_value():
+    key = Key(rowtime=True, rows=False)
+    key.feed(row(2, 1000), row(5, 1000), row(1, 2000), watermark=500)
+    assert key.feed(watermark=5000) == [(2, 7, 2, 5), (5, 7, 2, 5), (1, 8, 3, 5)]
+    # a row at the watermark is late (Flink keeps only row time > watermark)
+    assert key.feed(row(4, 5000), watermark=5000) == []
+
+
+def test_rowtime_rows_bounded_retracts_the_oldest_row():
+    key = Key(rowtime=True, rows=True, preceding=2)       # ROWS 1 PRECEDING: 2 rows
+    key.feed(row(1, 1000), row(2, 2000), row(3, 2000), row(4, 3000), watermark=0)
+    assert key.state.timers == {1000, 2000, 3000}
+    assert key.feed(watermark=10_000) == [(1, 1, 1, 1), (2, 3, 2, 2), (3, 5, 2, 3),
+                                          (4, 7, 2, 4)]
+    # the rows still in the frame stay in inputState: 2000's second row, and 3000's
+    assert key.state.rows == {2000: [row(3, 2000)], 3000: [row(4, 3000)]}
+    assert key.state.last_triggering_ts == 3000 and key.state.counter == 2
+
+
+def test_rowtime_bounded_drops_rows_at_or_before_the_last_fired_row_time_not_the_watermark():
+    key = Key(rowtime=True, rows=True, preceding=2)
+    key.feed(row(1, 1000), watermark=0)
+    assert key.feed(row(2, 3000), watermark=2000) == [(1, 1, 1, 1)]
+    # behind the watermark but after the last fired row time (1000): kept, fires at once
+    assert key.feed(row(7, 1500), watermark=2000) == []
+    assert key.feed(watermark=2000) == [(7, 8, 2, 7)]
+    assert key.feed(row(9, 1200), watermark=2000) == []  # before 1500: dropped
+    assert key.core.late_dropped == 1
+    assert key.feed(watermark=4000) == [(2, 9, 2, 7)]
+
+
+def test_rowtime_range_bounded_retracts_rows_out_of_the_interval_and_cleans_up():
+    key = Key(rowtime=True, rows=False, preceding=1000)   # RANGE INTERVAL '1' SECOND
+    key.feed(row(1, 1000), row(2, 1500), row(3, 1500), row(4, 2600), watermark=0)
+    assert key.state.cleanup_ts == 2600 + 1500 + 1
+    assert key.feed(watermark=3000) == [(1, 1, 1, 1), (2, 6, 3, 3), (3, 6, 3, 3),
+                                        (4, 4, 1, 4)]
+    assert list(key.state.rows) == [2600]
+    # the cleanup timer (row time + 1.5 offset + 1) clears the key
+    assert key.feed(watermark=4101) == []
+    assert key.state.rows == {} and key.state.acc is None and key.state.cleanup_ts is None
+
+
+def test_proctime_unbounded_emits_at_once():
+    key = Key(rowtime=False, rows=True)
+    assert key.feed(row(1, 0), row(2, 0), now=10) == [(1, 1, 1, 1), (2, 3, 2, 2)]
+    assert key.feed(row(-4, 0), now=20) == [(-4, -1, 3, 2)]
+
+
+def test_proctime_rows_bounded_retracts_the_oldest_arrival():
+    key = Key(rowtime=False, rows=True, preceding=2)
+    assert key.feed(row(1, 0), row(2, 0), now=10) == [(1, 1, 1, 1), (2, 3, 2, 2)]
+    assert key.feed(row(5, 0), now=20) == [(5, 7, 2, 5)]
+    assert key.state.smallest_ts == 10 and key.state.rows == {10: [row(2, 0)], 20: [row(5, 0)]}
+    assert key.feed(row(0, 0), now=30) == [(0, 5, 2, 5)]
+    assert key.state.smallest_ts == 20
+
+
+def test_proctime_range_bounded_emits_a_millisecond_later_with_one_value():
+    key = Key(rowtime=False, rows=False, preceding=1000)
+    assert key.feed(row(1, 0), row(2, 0), now=10) == []
+    assert key.state.timers == {11, 10 + 1500 + 1}
+    assert key.feed(row(4, 0), now=600) == [(1, 3, 2, 2), (2, 3, 2, 2)]
+    assert key.feed(now=1200) == [(4, 7, 3, 4)]
+    assert key.feed(row(8, 0), now=1500) == []
+    assert key.feed(now=1700) == [(8, 12, 2, 8)]        # 10 is out of [500, 1500]
+
+
+def test_state_retention_clears_a_key_once_no_row_waits():
+    key = Key(rowtime=True, rows=True, ttl_ms=1000)      # min 1000, max 1500
+    key.feed(row(1, 1000), watermark=0, now=0)
+    assert key.state.cleanup_time == 1500
+    # the cleanup time came while a row still waited: kept, moved to then + 1500
+    key.feed(watermark=0, now=2000)
+    assert key.state.rows and key.state.cleanup_time == 3000
+    assert key.feed(watermark=1000, now=2100) == [(1, 1, 1, 1)]
+    assert key.state.cleanup_time == 3600                # 2100 + 1000 passed 3000: moved
+    key.feed(watermark=1000, now=2200)
+    assert key.state.cleanup_time == 3600                # 2200 + 1000 does not pass it
+    assert key.feed(row(2, 5000), watermark=1000, now=3700) == []
+    assert key.state.acc is None                         # cleared before the row came
+    assert key.feed(watermark=6000, now=3800) == [(2, 2, 1, 2)]
+
+
+def test_no_retention_without_a_ttl_and_for_proctime_unbounded():
+    key = Key(rowtime=True, rows=False)
+    key.feed(row(1, 1000), watermark=0, now=0)
+    assert key.state.cleanup_time is None
+    assert Key(rowtime=False, rows=True, ttl_ms=1000).core.cleaning is False
+
+
+def test_only_inserts():
+    key = Key(rowtime=True, rows=True)
+    with pytest.raises(NotInsertOnlyError):
+        key.core.run(key.state, [(RowKind.UPDATE_AFTER, row(1, 1))], 0, 0, [])
+
+
+def test_state_layout_names_flinks_states():
+    params = OverAggParams(CALLS, 2, True, 3, 1000)
+    layout = state_layout(params, "k: STRING", "STRUCT<rowCount: BIGINT>", "`k`: STRING")
+    assert set(layout) == {"accState", INPUT_STATE, LAST_TRIGGERING_TS, "processedCountState",
+                           "RowTimeBoundedRowsOverCleanupTime"}
+    unbounded = state_layout(OverAggParams(CALLS, None, True), "k: STRING", "STRUCT<rowCount: BIGINT>",
+                             "`k`: STRING")
+    assert set(unbounded) == {"accState"} and unbounded["accState"]["ttl"] == "processing-time"
+
+
+# --- the processor on a stand-in for transformWithState --------------------------------------
+
+NAMES = ("k", "v", "ts")
+OUT = ("k", "v", "ts", "s", "c", "m")
+
+
+class KeyedRun:
+    """One key's calls, as Spark makes them: the batch's rows, then the timers the watermark
+    reached (Spark 4.3 calls a timer t once t <= watermark)."""
+
+    def __init__(self, params: OverAggParams):
+        self.store = Store()
+        self.store.key = ("a",)
+        layout = state_layout(params, "k: STRING, v: BIGINT, ts: TIMESTAMP",
+                              "STRUCT<rowCount: BIGINT>", "`k`: STRING")
+        self.processor = processor_class(params)(params, layout, NAMES, OUT)
+        self.processor.init(Handle(self.store))
+
+    def batch(self, watermark: int, *rows) -> list[tuple]:
+        values = TimerValues(watermark)
+        out = list(self.processor.handleInputRows(
+            ("a",), iter([{**dict(zip(NAMES, r)), OP_COLUMN: RowKind.INSERT.code} for r in rows]),
+            values)) if rows else []
+        # Spark lists the expired timers first, then calls for each (even one deleted since)
+        for time, key in sorted(t for t in self.store.timers if t[0] <= watermark):
+            out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
+            self.store.timers.discard((time, key))
+        return [(r["v"], r["s"]) for r in out]
+
+
+def test_the_processor_keeps_rows_by_row_time_and_flinks_timers():
+    run = KeyedRun(OverAggParams(CALLS, 2, True, 2))
+    assert run.batch(0, row(1, 1000), row(2, 2000)) == []
+    assert sorted(run.store.maps[(INPUT_STATE, ("a",))]) == [(1000,), (2000,)]
+    assert run.store.timers == {(1000, ("a",)), (2000, ("a",))}   # Flink's timers
+    assert run.batch(1500) == [(1, 1)]
+    assert run.batch(1500, row(3, 2000)) == []                     # joins 2000's list
+    assert run.batch(2000) == [(2, 3), (3, 5)]
+    assert sorted(run.store.maps[(INPUT_STATE, ("a",))]) == [(2000,)]
+    assert run.store.values[(LAST_TRIGGERING_TS, ("a",))] is not None
+    assert run.store.timers == set()
+
+
+def test_a_timer_call_fires_the_timers_up_to_its_own():
+    """Two timers expire in one batch: each call fires its own, none twice (the rows of a
+    bounded frame stay in state after their timer)."""
+    run = KeyedRun(OverAggParams(CALLS, 2, True, 2))
+    assert run.batch(0, row(1, 1000), row(2, 2000)) == []
+    assert run.batch(4000) == [(1, 1), (2, 3)]
+    assert run.batch(5000) == []
+
+
+def test_an_unbounded_timer_at_the_next_watermark_survives_its_call():
+    """RowTimeRowsUnboundedPrecedingFunction's timer is at watermark + 1: Spark's call at
+    that watermark is the timer's, which then fires (none is lost before it is due)."""
+    run = KeyedRun(OverAggParams(CALLS, 2, True))
+    assert run.batch(0, row(1, 1000)) == []
+    assert run.store.timers == {(1, ("a",))}
+    assert run.batch(500, row(2, 3000)) == []
+    assert run.batch(1000) == [(1, 1)]
+    assert run.store.timers == {(1001, ("a",))}
+    assert run.batch(3000) == [(2, 3)] and run.store.timers == set()
+
+
+def test_the_processor_fires_due_timers_before_a_batchs_rows():
+    run = KeyedRun(OverAggParams(CALLS, 2, True))                  # ROWS unbounded
+    assert run.batch(0, row(1, 1000)) == []
+    # the watermark passed 1000 before this batch: Flink emitted 1000 before the late row came
+    assert run.batch(1500, row(2, 1200)) == [(1, 1)]
+    assert run.batch(5000) == []
+    assert run.store.timers == set()

@@ -161,7 +161,7 @@ class StreamExecOverAggregate(KeyedNode):
         """Event time for row time (the output keeps the input's time attributes)."""
         return "EventTime" if self.row_type.fields[self.order_index].rowtime else "ProcessingTime"
 
-    def prepare(self, frame, input_row):
+    def prepare(self, frame, input_row, params):
         # Event-time timers; late rows are the function's to drop, as Flink drops them, so the
         # row time loses the watermark mark that would make Spark filter them first.
         if not self._is_rowtime(input_row):

@@ -258,24 +258,12 @@ WINDOW_RANK_CUMULATE_TVF_MIN_TOP_N = flink_program(
 
 PROGRAMS = [WINDOW_RANK_TUMBLE_TVF_MIN_TOP_N, WINDOW_RANK_TUMBLE_TVF_MAX_TOP_N,
             WINDOW_RANK_HOP_TVF_MIN_TOP_N, WINDOW_RANK_CUMULATE_TVF_MIN_TOP_N,
-            WINDOW_RANK_ACROSS_RESTORE]
-
-_AFTER_WINDOW_AGGREGATE = (
-    "the window rank over the window aggregate is planned as Flink plans it (WindowAttached "
-    "windowing on the aggregate's window_start and window_end) and runs (the same SQL with "
-    "'table.optimizer.agg-phase-strategy' = 'ONE_PHASE' and CAST(SUM(price) AS DECIMAL(10, 2)) "
-    "gives Flink's rows), but two things before it do not pass yet: at the default AUTO Flink "
-    "plans the window aggregate in two phases (stream-exec-local-window-aggregate and "
-    "stream-exec-global-window-aggregate, which do not exist here; the planner runs it in one "
-    "phase), and the sink refuses SUM(price), DECIMAL(38, 2), into total_price DECIMAL(10, 2) "
-    "without an explicit CAST (a PlanningError), where Flink's INSERT casts implicitly")
+            WINDOW_RANK_ACROSS_RESTORE, WINDOW_RANK_TUMBLE_TVF_AGG_MIN_TOP_N,
+            WINDOW_RANK_TUMBLE_TVF_AGG_MAX_TOP_N]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
-NOT_PASSING = {
-    WINDOW_RANK_TUMBLE_TVF_AGG_MIN_TOP_N.id: _AFTER_WINDOW_AGGREGATE,
-    WINDOW_RANK_TUMBLE_TVF_AGG_MAX_TOP_N.id: _AFTER_WINDOW_AGGREGATE,
-}
+NOT_PASSING: dict[str, str] = {}
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.

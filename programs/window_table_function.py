@@ -240,14 +240,8 @@ WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG_PROC_TIME = flink_program(
 
 PROGRAMS = [WINDOW_TABLE_FUNCTION_TUMBLE_TVF, WINDOW_TABLE_FUNCTION_TUMBLE_TVF_POSITIVE_OFFSET,
             WINDOW_TABLE_FUNCTION_TUMBLE_TVF_NEGATIVE_OFFSET, WINDOW_TABLE_FUNCTION_HOP_TVF,
-            WINDOW_TABLE_FUNCTION_CUMULATE_TVF]
-
-_FOLDED = ("as in Flink, GROUP BY window_start, window_end folds the TVF into the window "
-           "aggregate, planned in two phases at AUTO as Flink plans it "
-           "(stream-exec-local-window-aggregate, stream-exec-global-window-aggregate; filed here "
-           "by Flink's id); what still fails is SUM(price) (DECIMAL(38, 2)) into the "
-           "DECIMAL(10, 2) sink column: Flink inserts the narrowing cast, the planner refuses it "
-           "without an explicit CAST (planner/select.py _cast_for_sink)")
+            WINDOW_TABLE_FUNCTION_CUMULATE_TVF, WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG,
+            WINDOW_TABLE_FUNCTION_HOP_TVF_AGG, WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG]
 
 _PROC_TIME = ("a processing-time window aggregate (one phase, as Flink plans it) over "
               "proc_time, which runs here on the harness's clock; but Flink's expected rows "
@@ -255,15 +249,11 @@ _PROC_TIME = ("a processing-time window aggregate (one phase, as Flink plans it)
               "rows' window fires before the savepoint, the after rows' before the end), while "
               "the harness's clock stands still within a phase (it moves only at "
               "advance_processing_time markers and by the 1 h restore gap), so no window would "
-              "fire before the restore; and SUM(price) (DECIMAL(38, 2)) into the DECIMAL(10, 2) "
-              "sink column needs the narrowing cast the planner refuses (see above)")
+              "fire before the restore")
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING = {
-    WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG.id: _FOLDED,
-    WINDOW_TABLE_FUNCTION_HOP_TVF_AGG.id: _FOLDED,
-    WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG.id: _FOLDED,
     WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG_PROC_TIME.id: _PROC_TIME,
     WINDOW_TABLE_FUNCTION_HOP_TVF_AGG_PROC_TIME.id: _PROC_TIME,
     WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG_PROC_TIME.id: _PROC_TIME,

@@ -407,3 +407,17 @@ def test_a_plan_edited_to_fire_early_in_the_other_time_domain_is_refused_when_lo
     with pytest.raises(PlanFormatError, match="earlyFireTimeMode ROWTIME on a processing-time "
                                               "interval join .* single time mode"):
         parse_plan(json.dumps(plan), "plan.json")
+
+
+def test_any_numeric_goes_into_a_decimal_sink_column_and_what_does_not_fit_is_null(env, spark):
+    # Flink: DECIMAL is implicit from the whole NUMERIC family (LogicalTypeCasts), and its
+    # decimal cast gives NULL for a value the precision cannot hold
+    env.execute_sql("CREATE TABLE Dec (a DECIMAL(4, 1), b DECIMAL(4, 1)) WITH ('connector' = 'values')")
+    plan = env.compile_sql("INSERT INTO Dec SELECT CAST(k AS DECIMAL(38, 2)) * 100, "
+                           "CAST(v AS DOUBLE) FROM L")
+    calc = next(n for n in plan.to_json()["nodes"] if n["type"] == "stream-exec-calc_1")
+    assert all(p.startswith("TRY_CAST(") and p.endswith(" AS DECIMAL(4,1))")
+               for p in calc["projection"])
+    fitted = spark.sql("SELECT TRY_CAST(CAST(123456 AS DECIMAL(38, 2)) AS DECIMAL(4,1)) AS big, "
+                       "TRY_CAST(CAST(12.34 AS DECIMAL(38, 2)) AS DECIMAL(4,1)) AS small").first()
+    assert fitted.big is None and str(fitted.small) == "12.3"

@@ -209,6 +209,21 @@ def test_the_processor_fires_due_windows_before_a_batchs_rows():
     assert run.batch(10**12) == ["10:2:6"]
 
 
+def test_a_timer_listed_before_an_earlier_call_fired_its_window_fires_nothing():
+    """PySpark lists a batch's expired timers before it calls the handlers: the first call
+    fires both due windows and deletes the second timer, which is still handed over. Flink
+    fires each window once."""
+    run = KeyedRun(SliceAssigner(HOP, 10 * S, 5 * S))
+    run.batch(0, (1, 1, "x"), (6, 2, "y"))
+    listed = sorted(run.store.timers)                        # both due at the next watermark
+    values = TimerValues(11 * S)
+    fired = []
+    for time, key in listed:                                 # as PySpark hands them over
+        fired += run.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
+        run.store.timers.discard((time, key))
+    assert [f"{row['window_end']:%S}:{row['cnt']}" for row in fired] == ["05:1", "10:2"]
+
+
 def test_a_processing_time_window_takes_the_clock_not_the_row():
     """On processing time (Flink's slicing operator with `isEventTime` false) a row goes into
     the slice of the current time whatever its time attribute holds, nothing is late, and the

@@ -18,7 +18,7 @@ from .fields import FieldIndex, RowTypeText
 from .group_aggregate import AggCallSpec, check_filter_args, runtime_calls
 from .keyed import KeyedNode
 from .metadata import exec_node
-from .window_aggregate import NamedWindowProperty, WindowSpec, slicing_state_layout
+from .window_aggregate import FiredWindows, NamedWindowProperty, WindowSpec, slicing_state_layout
 
 
 class SliceAttachedWindowingStrategy(PlanModel):
@@ -33,7 +33,7 @@ class SliceAttachedWindowingStrategy(PlanModel):
 
 @exec_node(name="stream-exec-global-window-aggregate", version=1, min_plan_version="0.3",
            min_state_version="0.3")
-class StreamExecGlobalWindowAggregate(KeyedNode):
+class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
     STATE_DOC = ("as `stream-exec-window-aggregate` keeps a sliced window: per group key one "
                  "accumulator per slice end, merged from the local window aggregates', and an "
                  "event-time timer per pending window end")

@@ -110,9 +110,21 @@ class NamedWindowProperty(PlanModel):
     property: Literal["WindowStart", "WindowEnd", "WindowTime"]
 
 
+class FiredWindows:
+    """A node whose rows are fired windows (the one-phase window aggregate and the global one):
+    its group keys, its aggregate calls, then its named window properties. The nodes after it
+    read its windows from those columns, and never take its rows for late."""
+
+    def property_indexes(self, kind: str) -> list[int]:
+        """The output columns holding the window property `kind` (WindowStart, ...)."""
+        offset = len(self.grouping) + len(self.agg_calls)
+        return [offset + i for i, p in enumerate(self.named_window_properties)
+                if p.property == kind]
+
+
 @exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",
            min_state_version="0.3")
-class StreamExecWindowAggregate(KeyedNode):
+class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     STATE_DOC = ("per group key one accumulator per slice end (Flink's slicing: a tumbling "
                  "window is one slice, hopping windows share slices of gcd(size, slide) merged "
                  "when a window fires, cumulative windows keep their merged accumulator in the "

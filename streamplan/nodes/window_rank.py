@@ -25,7 +25,7 @@ from .calc import StreamExecCalc
 from .keyed import KeyedNode
 from .metadata import exec_node
 from .rank import PartitionSpec, RankRange, SortSpec
-from .window_aggregate import WINDOW_KINDS, StreamExecWindowAggregate, WindowSpec
+from .window_aggregate import WINDOW_KINDS, FiredWindows, WindowSpec
 
 _WATERMARK_METADATA = "spark.watermarkDelayMs"
 
@@ -91,7 +91,7 @@ class WindowAttachedNode(KeyedNode):
         (node,) = ctx.plan.inputs_of(self)
         while isinstance(node, StreamExecCalc):
             (node,) = ctx.plan.inputs_of(node)
-        return isinstance(node, StreamExecWindowAggregate)
+        return isinstance(node, FiredWindows)
 
     def run_params(self, ctx, input_row):
         ctx.options(self)                # reads (and so checks) the persisted options

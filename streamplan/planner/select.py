@@ -247,14 +247,20 @@ def _widens(got: SqlType, want: SqlType) -> bool:
 
 
 def _cast_for_sink(expr: str, got: SqlType, target: Field, where: str) -> str:
-    """Implicit casts Flink allows on INSERT: numeric widening, string lengths, timestamps."""
+    """Implicit casts Flink allows on INSERT: numeric widening, string lengths, timestamps,
+    and any numeric into a DECIMAL (LogicalTypeCasts: DECIMAL is implicit from the NUMERIC
+    family, whatever the precision), where a value that does not fit becomes NULL as Flink's
+    decimal cast makes it (TRY_CAST)."""
     want = target.type
     if (got.name, got.params) == (want.name, want.params) or \
             (got.name in STRING_TYPES and want.name in STRING_TYPES) or \
             (got.is_timestamp and want.is_timestamp):
         return expr
+    spark_type = want.to_spark().simpleString().upper()
     if _widens(got, want):
-        return f"CAST({expr} AS {want.to_spark().simpleString().upper()})"
+        return f"CAST({expr} AS {spark_type})"
+    if want.name == "DECIMAL" and got.name in NUMERIC_TYPES:
+        return f"TRY_CAST({expr} AS {spark_type})"
     raise PlanningError(f"{where}: query column {expr} of type {got.text} cannot be written to "
                         f"sink column '{target.name}' of type {want.text}; add an explicit CAST")
 

@@ -22,7 +22,7 @@ from ..nodes import ExecNode
 from ..nodes.calc import StreamExecCalc
 from ..nodes.common import JoinSpec
 from ..nodes.join import joined_names
-from ..nodes.window_aggregate import StreamExecWindowAggregate, WindowSpec
+from ..nodes.window_aggregate import FiredWindows, WindowSpec
 from ..nodes.window_join import StreamExecWindowJoin, WindowAttachedWindowing
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..types import RowType, quote_identifier
@@ -55,13 +55,10 @@ class WindowJoinRules:
         if isinstance(node, StreamExecWindowTableFunction):
             n = len(node.row_type.fields) - 3
             return WindowProperties(frozenset({n}), frozenset({n + 1}), node.windowing.window)
-        if isinstance(node, StreamExecWindowAggregate):
-            offset = len(node.grouping) + len(node.agg_calls)
-            kinds = [p.property for p in node.named_window_properties]
-            return WindowProperties(
-                frozenset(offset + i for i, kind in enumerate(kinds) if kind == "WindowStart"),
-                frozenset(offset + i for i, kind in enumerate(kinds) if kind == "WindowEnd"),
-                node.windowing.window)
+        if isinstance(node, FiredWindows):
+            return WindowProperties(frozenset(node.property_indexes("WindowStart")),
+                                    frozenset(node.property_indexes("WindowEnd")),
+                                    node.windowing.window)
         if isinstance(node, StreamExecCalc):
             source = next(self.nodes[edge.source - 1] for edge in self.edges
                           if edge.target == node.id)

@@ -22,7 +22,7 @@ from ..errors import UnsupportedSqlError
 from ..nodes.base import ExecNode
 from ..nodes.calc import StreamExecCalc
 from ..nodes.rank import PartitionSpec, RankRange, SortField, SortSpec
-from ..nodes.window_aggregate import StreamExecWindowAggregate, WindowSpec
+from ..nodes.window_aggregate import FiredWindows, WindowSpec
 from ..nodes.window_deduplicate import StreamExecWindowDeduplicate
 from ..nodes.window_rank import StreamExecWindowRank, WindowAttachedStrategy
 from ..nodes.window_table_function import StreamExecWindowTableFunction
@@ -68,7 +68,7 @@ class WindowRankRules:
             offset = index - len(self._input_node(node).row_type.fields)
             if 0 <= offset < len(_PROPERTIES):
                 return node, _PROPERTIES[offset], node.windowing.window
-        if isinstance(node, StreamExecWindowAggregate):
+        if isinstance(node, FiredWindows):
             offset = index - len(node.grouping) - len(node.agg_calls)
             if offset >= 0:
                 return node, node.named_window_properties[offset].property, node.windowing.window

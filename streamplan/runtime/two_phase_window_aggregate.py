@@ -159,7 +159,6 @@ class GlobalWindowAggCore(WindowAggCore):
 
 
 class GlobalWindowAggProcessor(WindowAggProcessor):
-    SKIP_STALE_TIMERS = True              # a window fires once (see WindowAggProcessor)
 
     def make_core(self) -> WindowAggCore:
         return GlobalWindowAggCore(self.params)

@@ -406,11 +406,7 @@ class WindowAggProcessor(Processor):
     A call fires every window due at the watermark, so it may delete a timer of the same key
     that Spark has already listed as expired in this batch (PySpark lists a batch's expired
     timers before it calls the handlers): that stale timer then arrives although its window
-    fired. `SKIP_STALE_TIMERS` ignores a firing timer the key no longer holds; version 1 of
-    stream-exec-window-aggregate keeps it (its behaviour as its fixtures were written: the
-    window would fire again with its remaining slices, see the lead's report)."""
-
-    SKIP_STALE_TIMERS = False
+    fired, and is ignored (a window fires once, as in Flink; the state is untouched)."""
 
     def init(self, handle) -> None:
         self.handle = handle
@@ -428,8 +424,7 @@ class WindowAggProcessor(Processor):
     def _run(self, key, rows, watermark: int, firing: Optional[int]) -> Iterator:
         key = tuple(key)[:self.params.key_arity]
         registered = set(self.handle.listTimers())
-        if firing is not None and (firing in registered or not self.SKIP_STALE_TIMERS):
-            registered.add(firing)
+        firing = firing if firing in registered else None      # stale: its window fired
         timers = {timer + 2 for timer in registered}
         slices = self._slices()
         dirty: set = set()

@@ -16,24 +16,28 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 pytestmark = pytest.mark.spark
 
 
-class Probe(StatefulProcessor):
+def probe() -> StatefulProcessor:
     """Registers a timer at 5000 ms on its first row; reports the timer and the watermark of
-    the call that fires it."""
+    the call that fires it. Defined in a function so that Spark pickles it by value (workers
+    cannot import this test module)."""
 
-    def init(self, handle):
-        self.handle = handle
+    class Probe(StatefulProcessor):
+        def init(self, handle):
+            self.handle = handle
 
-    def handleInputRows(self, key, rows, timerValues):
-        if any(row["v"] == 0 for row in rows):
-            self.handle.registerTimer(5000)
-        return iter([])
+        def handleInputRows(self, key, rows, timerValues):
+            if any(row["v"] == 0 for row in rows):
+                self.handle.registerTimer(5000)
+            return iter([])
 
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        return iter([Row(timer=expiredTimerInfo.getExpiryTimeInMs(),
-                         watermark=timerValues.getCurrentWatermarkInMs())])
+        def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+            return iter([Row(timer=expiredTimerInfo.getExpiryTimeInMs(),
+                             watermark=timerValues.getCurrentWatermarkInMs())])
 
-    def close(self):
-        pass
+        def close(self):
+            pass
+
+    return Probe()
 
 
 def test_an_event_time_timer_fires_once_the_watermark_equals_it(spark, tmp_path):
@@ -42,7 +46,7 @@ def test_an_event_time_timer_fires_once_the_watermark_equals_it(spark, tmp_path)
     schema = "k STRING, v BIGINT, t TIMESTAMP"
     out = T.StructType([T.StructField("timer", T.LongType()), T.StructField("watermark", T.LongType())])
     query = (spark.readStream.schema(schema).json(str(source)).withWatermark("t", "0 seconds")
-             .groupBy("k").transformWithState(Probe(), out, "Append", "EventTime")
+             .groupBy("k").transformWithState(probe(), out, "Append", "EventTime")
              .writeStream.format("memory").queryName("timer_boundary").outputMode("append")
              .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
     try:

@@ -20,6 +20,7 @@ from harness.gate import run_gate
 from harness.generate import generate_fixture
 from harness.restore import restore_fixture, restore_migrated
 from harness.runner import run_semantic
+from programs.changelog_normalize import TINY as CHANGELOG_NORMALIZE_TINY
 from programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
                              JoinBumpedWithoutMigration, JoinWithVersion1AndItsMigrationDropped,
@@ -40,15 +41,16 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
     """A snapshots root holding one fixture per program of tests/gate_programs (latest
-    versions), plus the fixtures of stream-exec-join version 1 and stream-exec-interval-join
-    version 1, generated the way they were released: while version 1 was the latest."""
+    versions), plus the fixtures of version 1 of stream-exec-join, stream-exec-interval-join
+    and stream-exec-changelog-normalize, generated the way they were released: while version
+    1 was the latest."""
     root = tmp_path_factory.mktemp("generated")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delitem(REGISTRY.by_type, "stream-exec-join_2")
-        generate_fixture(JOIN_TINY, root, spark=spark)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delitem(REGISTRY.by_type, "stream-exec-interval-join_2")
-        generate_fixture(JOIN_PROGRAM, root, spark=spark)
+    for older, program in (("stream-exec-join_2", JOIN_TINY),
+                           ("stream-exec-interval-join_2", JOIN_PROGRAM),
+                           ("stream-exec-changelog-normalize_2", CHANGELOG_NORMALIZE_TINY)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delitem(REGISTRY.by_type, older)
+            generate_fixture(program, root, spark=spark)
     for program in PROGRAMS:
         generate_fixture(program, root, spark=spark)
     return root
@@ -509,22 +511,26 @@ def test_the_gate_passes_on_clean_fixtures_whole_and_in_two_shards(snapshots, tm
     junit = tmp_path / "gate.xml"
     assert run_gate(snapshots, junit, programs=GATE_PROGRAMS) == 0
     cases = junit_cases(junit)
-    older = {"join_1/join-tiny", "interval-join_1/interval-join-tiny"}
+    older = {"join_1/join-tiny", "interval-join_1/interval-join-tiny",
+             "changelog-normalize_1/changelog-normalize-tiny"}
     expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
                 | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
                 | {f"test_migration[{fixture}]" for fixture in older}
                 | {f"test_semantic[{p.id}]" for p in PROGRAMS})
     # the audit checks and the programs' loading, one fixture per program at its latest
-    # version + join version 1 + interval join version 1, the two older fixtures through
-    # migration, one semantic run per program
+    # version + version 1 of join, interval join and changelog normalize, the older fixtures
+    # through migration, one semantic run per program
     assert set(cases) == expected
-    assert len(expected) == (len(CHECKS) + 1) + (len(PROGRAMS) + 2) + 2 + len(PROGRAMS)
+    assert len(expected) == ((len(CHECKS) + 1) + (len(PROGRAMS) + len(older)) + len(older)
+                             + len(PROGRAMS))
     assert not [name for name, case in cases.items() if case.find("failure") is not None]
-    fixtures, programs = len(PROGRAMS) + 2, len(PROGRAMS)
+    # the audit's count: its checks and the programs' loading
+    fixtures, programs, checks = len(PROGRAMS) + len(older), len(PROGRAMS), len(CHECKS) + 1
     unsharded = [line for line in capsys.readouterr().out.splitlines()
                  if line.startswith("gate PASSED")]
-    assert unsharded == [f"gate PASSED: audit 6/6 checks passed, restore {fixtures}/{fixtures} "
-                         f"fixtures restored, migration 2/2 older fixtures migrated, semantic "
+    assert unsharded == [f"gate PASSED: audit {checks}/{checks} checks passed, restore "
+                         f"{fixtures}/{fixtures} fixtures restored, migration "
+                         f"{len(older)}/{len(older)} older fixtures migrated, semantic "
                          f"{programs}/{programs} programs passed"]
 
     # Two shards of the same gate partition it, and their reports merge into the whole.
@@ -578,7 +584,9 @@ def test_the_gate_fails_on_audit_findings(tmp_path, capsys):
     assert cases["test_audit[annotations]"].find("failure") is None
     failure = cases["test_audit[restore-completeness]"].find("failure")
     assert "no fixture under snapshots/calc_1/" in failure.text
-    assert "gate FAILED: audit 5/6 checks passed" in capsys.readouterr().out
+    # one check of the audit's (its checks and the programs' loading) fails
+    assert f"gate FAILED: audit {len(CHECKS)}/{len(CHECKS) + 1} checks passed" in \
+        capsys.readouterr().out
 
 
 # --- consumed options are enforced, not trusted ---------------------------------------------------

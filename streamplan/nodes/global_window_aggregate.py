@@ -72,13 +72,6 @@ class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
             raise self.unsupported_changes(f"Global window aggregate node {self.id}",
                                            inputs[0] - INSERT_ONLY, origins[0])
 
-    def output_unique_keys(self, inputs, input_keys):
-        names = [p.property for p in self.named_window_properties]
-        base = list(range(len(self.grouping)))
-        offset = len(self.grouping) + len(self.agg_calls)
-        return [base + [offset + names.index(kind)] for kind in ("WindowStart", "WindowEnd")
-                if kind in names]
-
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):
         return self.grouping

@@ -121,6 +121,12 @@ class FiredWindows:
         return [offset + i for i, p in enumerate(self.named_window_properties)
                 if p.property == kind]
 
+    def output_unique_keys(self, inputs, input_keys):
+        """The group keys with the window (Flink: keys + window_start or window_end)."""
+        base = list(range(len(self.grouping)))
+        return [base + self.property_indexes(kind)[:1] for kind in ("WindowStart", "WindowEnd")
+                if self.property_indexes(kind)]
+
 
 @exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",
            min_state_version="0.3")
@@ -156,14 +162,6 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
         if inputs[0] != INSERT_ONLY:
             raise self.unsupported_changes(f"Window aggregate node {self.id}",
                                            inputs[0] - INSERT_ONLY, origins[0])
-
-    def output_unique_keys(self, inputs, input_keys):
-        """The group keys with the window (Flink: keys + window_start or window_end)."""
-        names = [p.property for p in self.named_window_properties]
-        base = list(range(len(self.grouping)))
-        offset = len(self.grouping) + len(self.agg_calls)
-        return [base + [offset + names.index(kind)] for kind in ("WindowStart", "WindowEnd")
-                if kind in names]
 
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):

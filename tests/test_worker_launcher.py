@@ -30,3 +30,37 @@ def test_a_worker_without_pythonpath_starts():
     run = subprocess.run([worker_python(), "-c", SHOW], capture_output=True, text=True,
                          check=True, env=env)
     assert run.stdout.splitlines()[0] == ""
+
+
+# What the planner needs and a Python worker never does: a transformWithState query starts a
+# fresh interpreter for each stateful node (to read its state schemas), and every worker
+# imports the node's runtime module, so these would cost each of them ~0.3 s of CPU.
+PLANNER_ONLY = ("pydantic", "sqlglot", "streamplan.nodes", "streamplan.planner", "typer", "rich")
+# The one runtime module that parses SQL: a join's non-equi condition, compiled in the worker.
+PARSES_SQL = {"streamplan.runtime.pyeval"}
+
+IMPORT_EACH = """
+import importlib, json, pkgutil, sys
+import streamplan.runtime as runtime
+heavy = {heavy!r}
+found = {{}}
+names = sorted(m.name for m in pkgutil.walk_packages(runtime.__path__, "streamplan.runtime."))
+for name in names:
+    before = {{h for h in heavy if h in sys.modules}}
+    importlib.import_module(name)
+    found[name] = sorted({{h for h in heavy if h in sys.modules}} - before)
+print(json.dumps(found))
+"""
+
+
+def test_runtime_modules_leave_the_planner_out_of_python_workers():
+    import json
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", IMPORT_EACH.format(heavy=PLANNER_ONLY)],
+                         capture_output=True, text=True, check=True)
+    found = json.loads(run.stdout)
+    assert "streamplan.runtime.window_aggregate" in found     # the walk saw the runtime
+    pulled = {name: heavy for name, heavy in found.items()
+              if heavy and not (name in PARSES_SQL and heavy == ["sqlglot"])}
+    assert pulled == {}, f"runtime modules that import planner-only packages: {pulled}"

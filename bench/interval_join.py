@@ -328,7 +328,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from streamplan.api import TableEnvironment
     from streamplan.runtime.session import spark_session
 
-    spark = spark_session(long_running=True)
+    spark = spark_session()
     env = TableEnvironment(spark=spark)
     env.execute_sql(DDL)
     compiled = env.compile_sql(QUERY)

@@ -229,7 +229,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from streamplan.api import TableEnvironment
     from streamplan.runtime.session import spark_session
 
-    spark = spark_session(long_running=True)
+    spark = spark_session()
     console.print(f"spark {spark.version}, master {spark.sparkContext.master}; {args.rows:,} "
                   f"rows a table over {args.keys:,} keys in {args.batches} micro-batches")
     root = Path(tempfile.mkdtemp(prefix="bench-stateful-"))

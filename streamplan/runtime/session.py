@@ -42,12 +42,6 @@ _CONF = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
 
-# The JVM of a short run: tests, the gate, the harness. Their queries last seconds, so the
-# C2 compiler's work never pays back (it took a third of the JVM's CPU in the gate) and the
-# client compiler alone is cheaper; one 1 GB heap needs no parallel collector threads. A
-# long run (a benchmark) keeps the JVM's defaults: spark_session(long_running=True).
-SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-
 _session = None
 
 # The launcher Spark starts every Python worker through (PYSPARK_PYTHON) does two things.
@@ -115,10 +109,8 @@ def worker_python(python: str = sys.executable) -> str:
     return str(path)
 
 
-def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None,
-                  long_running: bool = False):
-    """The process-wide SparkSession; `master` (or $STREAMPLAN_MASTER) picks a cluster URL;
-    `long_running` keeps the JVM's own JIT and collector (see SHORT_RUN_JVM_OPTIONS)."""
+def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None):
+    """The process-wide SparkSession; `master` (or $STREAMPLAN_MASTER) picks a cluster URL."""
     global _session
     if _session is not None:
         return _session
@@ -146,10 +138,9 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     for key, value in _CONF.items():
         builder = builder.config(key, value)
     log_config = Path(__file__).with_name("log4j2.properties")
-    jvm = "-Duser.timezone=UTC" + ("" if long_running else f" {SHORT_RUN_JVM_OPTIONS}")
     builder = builder.config("spark.driver.extraJavaOptions",
-                             f"{jvm} -Dlog4j2.configurationFile=file:{log_config}")
-    builder = builder.config("spark.executor.extraJavaOptions", jvm)
+                             f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log_config}")
+    builder = builder.config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
     jar = streamplan_jar()
     builder = builder.config("spark.jars", str(jar))    # the values source, for executors
     if master.startswith("local"):

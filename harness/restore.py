@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from streamplan.testing import (REGISTRY, check_spark_release, CompiledPlan, Registry, RunResult, StreamPlanError,
-                                load_plan)
+                                advances_event_time, load_plan)
 
 from .portable_checkpoint import materialize
 from .errors import FixtureError
@@ -16,7 +16,9 @@ from .fixtures import MANIFEST, Fixture, Manifest, decode_rows, read_manifest, v
 from .migration_ledger import recorded_problem
 from .migration_gate import check_refusals, migrate_fixture_plan, migration_case
 from .program import TableTestProgram
-from .runner import check_outputs, program_environment, retry_worker_start, run_phases
+from .batches import PHASE
+from .runner import (changelog_batch_invariant, check_outputs, program_environment,
+                     retry_worker_start, run_phases)
 from .version_rules import admission_problems
 
 
@@ -89,14 +91,28 @@ def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifes
                  f"fixture {fixture.id}: {MANIFEST} beforeRestoreOutput of {sink.table.identifier}")
              for sink in plan.sinks}
 
+    resumed = PHASE if in_one_batch(fixture, plan) else None
+
     def attempt() -> RunResult:
         with tempfile.TemporaryDirectory(prefix="harness-restore-") as work:
             checkpoint = materialize(fixture.checkpoint_dir, Path(work) / "checkpoint")
-            return run_phases(env, plan, program, ["before", "after"], True, checkpoint)
+            return run_phases(env, plan, program, ["before", "after"], True, checkpoint,
+                              resumed_shape=resumed)
 
     result = retry_worker_start(attempt)
     check_outputs(program, result, "after", prior)
     return result
+
+
+def in_one_batch(fixture: Fixture, plan: CompiledPlan) -> bool:
+    """Whether the restore feeds the after-restore rows in as few micro-batches as the clock
+    allows (harness.batches PHASE) instead of the program's shape: for a checkpoint of an older
+    Spark release whose plan has no event time and a batch-invariant changelog (so the same
+    expectations hold, compared as strictly). What it checks, that today's Spark and code
+    read that release's state, needs no more batches: the first one reads the state of every
+    key the rows touch. The program's fixture of today's Spark restores in its own shape."""
+    return (fixture.spark_release is not None and not advances_event_time(plan)
+            and changelog_batch_invariant(plan))
 
 
 def _program_of(fixture: Fixture, programs: list[TableTestProgram]) -> TableTestProgram:

@@ -70,9 +70,12 @@ def compile_program(program: TableTestProgram, spark=None) -> tuple[TableEnviron
 
 def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProgram,
                phases: list[Phase], end_of_input: bool, checkpoint: Path,
-               output: Optional[Path] = None, shape: Optional[str] = None) -> RunResult:
+               output: Optional[Path] = None, shape: Optional[str] = None,
+               resumed_shape: Optional[str] = None) -> RunResult:
     """Feed the sources' rows of `phases` (typed by the plan's scans) through `plan`, grouped
-    into micro-batches of `shape` (by default the program's own, harness.batches)."""
+    into micro-batches of `shape` (by default the program's own, harness.batches); with
+    `resumed_shape`, the phases after the first in that shape (the first keeps its own, so
+    a checkpoint taken at its end resumes at the same step)."""
     row_types = {scan.table.identifier: scan.row_type for scan in source_scans(plan)}
     missing = sorted(set(row_types) - set(program.sources))
     if missing:
@@ -84,9 +87,12 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
     advances = [(index, at, ms) for index, phase in enumerate(phases)
                 for at, ms in program.clock_advances(phase, tables)]
     lengths = [max((len(phase[table]) for table in tables), default=0) for phase in data]
-    chunks = chunk_sizes(shape or program.batch_shape, lengths,
-                         [{at for index_, at, _ in advances if index_ == index}
-                          for index in range(len(data))], seed=program.id)
+    cuts = [{at for index_, at, _ in advances if index_ == index} for index in range(len(data))]
+    chunks = chunk_sizes(shape or program.batch_shape, lengths, cuts, seed=program.id)
+    if resumed_shape is not None:
+        resumed = chunk_sizes(resumed_shape, lengths, cuts, seed=program.id) or {}
+        chunks = ({index: sizes for index, sizes in (chunks or {}).items() if index == 0}
+                  | {index: sizes for index, sizes in resumed.items() if index > 0})
     steps = phased_steps(data, tables, end_of_input, event_time, chunks)
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
@@ -172,13 +178,19 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
                               Path(work) / "checkpoint", shape=shape)
 
     result = retry_worker_start(attempt)
-    stateful = [node for node in plan.nodes if node.state or node.arity == 2]
-    invariant = len(stateful) <= 1 and all(node.CHANGELOG_BATCH_INVARIANT for node in plan.nodes)
-    if shape == program.batch_shape or invariant:
+    if shape == program.batch_shape or changelog_batch_invariant(plan):
         check_outputs(program, result, "all")
     else:
         check_views(program, result, f"{shape} batches")
     return result
+
+
+def changelog_batch_invariant(plan: CompiledPlan) -> bool:
+    """Whether the plan's changelog cannot depend on how its rows are cut into micro-batches
+    (event time aside: see run_semantic): at most one stateful node, every node's changelog
+    batch-invariant (`CHANGELOG_BATCH_INVARIANT`)."""
+    stateful = [node for node in plan.nodes if node.state or node.arity == 2]
+    return len(stateful) <= 1 and all(node.CHANGELOG_BATCH_INVARIANT for node in plan.nodes)
 
 
 def check_refused(program: TableTestProgram, spark=None) -> None:

@@ -42,8 +42,9 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
     Each row is its own step (so watermarks advance row by row, as Flink's per-record
     watermarks do); within a phase the i-th rows of all tables share a step. Every phase
     ends with an empty tick step, so timers due at the phase's last watermark fire before
-    it ends; end of input is one more step plus a tick. No-data batches are disabled, so
-    the same data always gives the same batches.
+    it ends; at end of input the marker's step is that tick (the marker is dropped right
+    after the watermark assigner), and one more tick fires what the end of time makes due.
+    No-data batches are disabled, so the same data always gives the same batches.
 
     `event_time=False` says the plan has no event time (`advances_event_time`): then no step
     without rows can fire a timer or emit a row, so at end of input the last phase ends with
@@ -95,7 +96,10 @@ def step_layout(phases: list[dict[str, list]], tables: list[str], end_of_input: 
         for size in sizes:
             layout.append(Step(index, at, size))
             at += size
-        if not (trim_end and index == len(phases) - 1 and length > 0):
+        last = end_of_input and index == len(phases) - 1
+        # The end-of-input step closes the last phase itself: it holds no row past the
+        # watermark assigner, so timers due at the phase's last watermark fire in it.
+        if not last or (trim_end and length == 0):
             layout.append(Step(index, length, 0))          # the closing tick
     if end_of_input and not trim_end:
         layout.extend([Step(len(phases), 0, 0), Step(len(phases), 1, 0)])

@@ -17,8 +17,8 @@ HOUR = 3_600_000
 def test_the_layout_is_the_steps_phased_steps_makes():
     phases = [{"A": [1, 2], "B": [9]}, {"A": [3]}]
     layout = step_layout(phases, ["A", "B"], end_of_input=True)
-    # two rows and a tick, one row and a tick, then end of input and a tick
-    assert layout == [(0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1), (1, 1, 0), (2, 0, 0), (2, 1, 0)]
+    # two rows and a tick, one row, then end of input (the last phase's tick) and a tick
+    assert layout == [(0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1), (2, 0, 0), (2, 1, 0)]
     assert len(phased_steps(phases, ["A", "B"], True)["A"]) == len(layout)
     # without event time the last phase ends with its last row
     assert step_layout(phases, ["A", "B"], True, event_time=False) == [
@@ -28,7 +28,7 @@ def test_the_layout_is_the_steps_phased_steps_makes():
 def test_an_advance_moves_its_step_and_every_later_one():
     layout = step_layout([{"A": [1, 2]}, {"A": [3]}], ["A"], True)
     times = step_times(layout, 0, [(0, 1, 5), (1, 0, 10), (1, 0, 1)])
-    assert times == [0, 5, 5, 16, 16, 16, 16]
+    assert times == [0, 5, 5, 16, 16, 16]
     assert step_times(layout, 7, []) == [7] * len(layout)
 
 

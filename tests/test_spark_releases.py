@@ -175,3 +175,23 @@ def test_a_release_run_is_this_checkouts_harness_on_that_environments_python(tmp
     assert spark_releases.run_in_release("4.1.4", ["list", "--snapshots", str(tmp_path)],
                                          Console()) == 0
     assert spark_releases.run_in_release("4.1.4", ["no-such-command"], Console()) != 0
+
+
+def test_an_older_releases_checkpoint_of_a_batch_invariant_plan_restores_in_one_batch():
+    """harness.restore.in_one_batch: only a release fixture, only a plan whose changelog
+    cannot depend on its batches (no event time, at most one stateful node)."""
+    from harness.restore import in_one_batch
+    from streamplan.testing import load_plan
+
+    fixtures = {f.id: f for f in scan_snapshots(SNAPSHOTS)[0]}
+
+    def one_batch(fixture_id: str) -> bool:
+        fixture = fixtures[fixture_id]
+        return in_one_batch(fixture, load_plan(fixture.plan_path))
+
+    simple = "group-aggregate_1/group-aggregate-simple"
+    assert one_batch(f"{simple}/spark-4.1.4") and one_batch(f"{simple}/spark-4.2.1")
+    assert not one_batch(simple)                          # today's Spark: the program's shape
+    # event time (watermarks advance at batch boundaries), two stateful nodes
+    assert not one_batch("window-aggregate_1/window-aggregate-tumble-event-time/spark-4.1.4")
+    assert not one_batch("group-aggregate_1/group-aggregate-of-aggregate/spark-4.1.4")

@@ -64,3 +64,23 @@ def test_runtime_modules_leave_the_planner_out_of_python_workers():
     pulled = {name: heavy for name, heavy in found.items()
               if heavy and not (name in PARSES_SQL and heavy == ["sqlglot"])}
     assert pulled == {}, f"runtime modules that import planner-only packages: {pulled}"
+
+
+LAZY_CONDITION = """
+import sys
+from streamplan.runtime.join_condition import join_condition
+condition = join_condition("l > r + 1", ["l", "r"])
+print("sqlglot" in sys.modules)
+print(condition({"l": 5, "r": 3}), condition({"l": 4, "r": 3}), condition({"l": None, "r": 3}))
+print("sqlglot" in sys.modules, join_condition(None, ["l"]))
+"""
+
+
+def test_a_join_condition_is_compiled_on_the_first_row_it_tests():
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", LAZY_CONDITION], capture_output=True, text=True,
+                         check=True)
+    # not when a processor's init() makes it (the driver worker only does that), then
+    # three-valued as Spark evaluates it
+    assert run.stdout.splitlines() == ["False", "True False None", "True None"]

@@ -23,6 +23,7 @@ from ..join_type import JoinType
 from .batch_rows import Output, emitted
 from .processor import Processor
 from .timestamps import to_millis
+from .join_condition import join_condition
 
 INNER, LEFT, RIGHT, FULL = JoinType.INNER, JoinType.LEFT, JoinType.RIGHT, JoinType.FULL
 INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code,
@@ -310,12 +311,7 @@ class IntervalJoinProcessor(Processor):
                         for side, name in (("L", LEFT_CLEANUP), ("R", RIGHT_CLEANUP))}
         # Per key; readable with Spark's state data source (stateVarName='late-rows').
         self.late_rows = handle.getValueState(LATE_ROWS, spec[LATE_ROWS]["value"])
-        self.predicate = None
-        if self.params.condition:
-            from .pyeval import compile_predicate
-
-            self.predicate = compile_predicate(self.params.condition,
-                                               columns=self.params.output_names)
+        self.predicate = join_condition(self.params.condition, self.params.output_names)
 
     # one read of each state variable per key and call
     def _load(self, side: str) -> SideCache:

@@ -53,6 +53,7 @@ from .batch_rows import Output
 from .interval_join import Entry, IntervalJoinCore, IntervalJoinParams, SideCache, ordered_input
 from .processor import Processor
 from .timestamps import from_micros, to_micros
+from .join_condition import join_condition
 
 STATE = "join-state"
 BUCKETS = 1024
@@ -274,12 +275,7 @@ class IntervalJoinProcessorV2(Processor):
     def init(self, handle) -> None:
         self.handle = handle
         self.state = handle.getValueState(STATE, VALUE_SCHEMA)
-        predicate = None
-        if self.params.condition:
-            from .pyeval import compile_predicate
-
-            predicate = compile_predicate(self.params.condition,
-                                          columns=self.params.output_names)
+        predicate = join_condition(self.params.condition, self.params.output_names)
         left, right, key = (RowCodec(types) for types in self.params.column_types)
         self.join = BucketJoin(self.params, predicate, left, right, key)
         self.key_columns = [f"{KEY_PREFIX}{index}" for index in range(len(self.params.column_types[2]))]

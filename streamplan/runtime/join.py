@@ -26,6 +26,7 @@ from ..join_type import JoinType
 from .batch_rows import Output, emitted, plain
 from .processor import Processor
 from .state_ttl import spark_ttl_ms
+from .join_condition import join_condition
 
 CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY = ("join-key-contains-unique-key",
                                                       "has-unique-key", "no-unique-key")
@@ -323,12 +324,7 @@ class JoinProcessor(Processor):
                               join_type.left_counts_matches, p.left_ttl_ms)
         self.right = SideStore(handle, RIGHT_RECORDS, self.layout[RIGHT_RECORDS],
                                p.right_spec, join_type.right_outer, p.right_ttl_ms)
-        predicate = None
-        if p.condition:
-            from .pyeval import compile_predicate
-
-            predicate = compile_predicate(p.condition,
-                                          columns=p.condition_names or p.output_names)
+        predicate = join_condition(p.condition, p.condition_names or p.output_names)
         self.core = JoinCore(p, predicate)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

@@ -37,6 +37,7 @@ from ..changelog import KIND_COLUMN, LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from .batch_rows import Output, emitted, plain
 from .processor import Processor
 from .timestamps import to_millis
+from .join_condition import join_condition
 
 MAX_TIME = 2 ** 63 - 1                        # Long.MAX_VALUE
 ACCUMULATE = (RowKind.INSERT.code, RowKind.UPDATE_AFTER.code)
@@ -255,11 +256,7 @@ class TemporalJoinProcessor(Processor):
                                         spec[RIGHT_STATE]["value"])
         self.values = {name: handle.getValueState(name, spec[name]["value"])
                        for name in (NEXT_INDEX_STATE, TIMER_STATE, CLEANUP_STATE)}
-        predicate = None
-        if self.params.condition:
-            from .pyeval import compile_predicate
-
-            predicate = compile_predicate(self.params.condition, columns=self.params.output_names)
+        predicate = join_condition(self.params.condition, self.params.output_names)
         self.core = TemporalJoinCore(self.params, predicate)
 
     def _value(self, name: str) -> Optional[int]:

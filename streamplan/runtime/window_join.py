@@ -29,6 +29,7 @@ from .batch_rows import Output, emitted, plain
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import fired, spark_timer
+from .join_condition import join_condition
 
 LEFT_RECORDS, RIGHT_RECORDS = "left-records", "right-records"     # Flink's state names
 
@@ -165,13 +166,8 @@ class WindowJoinProcessor(Processor):
         self.sides = {is_left: handle.getMapState(name, self.layout[name]["key"],
                                                   self.layout[name]["value"])
                       for is_left, name in ((True, LEFT_RECORDS), (False, RIGHT_RECORDS))}
-        predicate = None
-        if self.params.condition:
-            from .pyeval import compile_predicate
-
-            predicate = compile_predicate(self.params.condition,
-                                          columns=self.params.condition_names
-                                          or self.params.output_names)
+        predicate = join_condition(self.params.condition,
+                                   self.params.condition_names or self.params.output_names)
         self.core = WindowJoinCore(self.params, predicate)
 
     def _load(self, is_left: bool) -> Windows:

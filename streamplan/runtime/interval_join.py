@@ -21,9 +21,9 @@ from typing import Any, Callable, Iterator, Optional
 from ..changelog import LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from ..join_type import JoinType
 from .batch_rows import Output, emitted
+from .join_condition import join_condition
 from .processor import Processor
 from .timestamps import to_millis
-from .join_condition import join_condition
 
 INNER, LEFT, RIGHT, FULL = JoinType.INNER, JoinType.LEFT, JoinType.RIGHT, JoinType.FULL
 INSERT, UPDATE_BEFORE, UPDATE_AFTER = (RowKind.INSERT.code, RowKind.UPDATE_BEFORE.code,

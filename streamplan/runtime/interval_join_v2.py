@@ -51,9 +51,9 @@ from pyspark.sql import types as T
 from ..changelog import KEY_PREFIX, OP_COLUMN
 from .batch_rows import Output
 from .interval_join import Entry, IntervalJoinCore, IntervalJoinParams, SideCache, ordered_input
+from .join_condition import join_condition
 from .processor import Processor
 from .timestamps import from_micros, to_micros
-from .join_condition import join_condition
 
 STATE = "join-state"
 BUCKETS = 1024

@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterator, Optional
 from ..changelog import KIND_COLUMN, LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from ..join_type import JoinType
 from .batch_rows import Output, emitted, plain
+from .join_condition import join_condition
 from .processor import Processor
 from .state_ttl import spark_ttl_ms
-from .join_condition import join_condition
 
 CONTAINS_UNIQUE_KEY, HAS_UNIQUE_KEY, NO_UNIQUE_KEY = ("join-key-contains-unique-key",
                                                       "has-unique-key", "no-unique-key")

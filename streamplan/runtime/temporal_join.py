@@ -35,9 +35,9 @@ from typing import Any, Callable, Iterator, Optional
 
 from ..changelog import KIND_COLUMN, LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from .batch_rows import Output, emitted, plain
+from .join_condition import join_condition
 from .processor import Processor
 from .timestamps import to_millis
-from .join_condition import join_condition
 
 MAX_TIME = 2 ** 63 - 1                        # Long.MAX_VALUE
 ACCUMULATE = (RowKind.INSERT.code, RowKind.UPDATE_AFTER.code)

@@ -26,10 +26,10 @@ from ..changelog import KIND_COLUMN, LEFT_ROW, RIGHT_ROW, SIDE_COLUMN, RowKind
 from ..errors import NotInsertOnlyError
 from ..join_type import JoinType
 from .batch_rows import Output, emitted, plain
+from .join_condition import join_condition
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import fired, spark_timer
-from .join_condition import join_condition
 
 LEFT_RECORDS, RIGHT_RECORDS = "left-records", "right-records"     # Flink's state names
 

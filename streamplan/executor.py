@@ -42,9 +42,12 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
     Each row is its own step (so watermarks advance row by row, as Flink's per-record
     watermarks do); within a phase the i-th rows of all tables share a step. Every phase
     ends with an empty tick step, so timers due at the phase's last watermark fire before
-    it ends; at end of input the marker's step is that tick (the marker is dropped right
-    after the watermark assigner), and one more tick fires what the end of time makes due.
-    No-data batches are disabled, so the same data always gives the same batches.
+    it ends; at end of input the marker rides in the last phase's last step instead (it is
+    dropped right after the watermark assigner, so the step's rows run at the watermark
+    they would run at alone) and one tick follows, at the end of time: it fires every timer
+    still due, those of the phase's last watermark first, in timestamp order, as Flink's
+    final watermark does after the last one. No-data batches are disabled, so the same
+    data always gives the same batches.
 
     `event_time=False` says the plan has no event time (`advances_event_time`): then no step
     without rows can fire a timer or emit a row, so at end of input the last phase ends with
@@ -65,18 +68,21 @@ def phased_steps(phases: list[dict[str, list[FeedRow]]], tables: list[str],
                 steps[table].append([END_OF_INPUT] if step.at == 0 else [])
             else:
                 rows = phases[step.phase].get(table, [])
-                steps[table].append(list(rows[step.at:step.at + step.rows]))
+                steps[table].append(list(rows[step.at:step.at + step.rows])
+                                    + ([END_OF_INPUT] if step.end else []))
     return steps
 
 
 class Step(NamedTuple):
     """One micro-batch of a phased feed: the rows at positions [at, at + rows) of phase
-    `phase` (rows = 0: the phase's closing tick, at its length). Phase len(phases) is the end
-    of input: at 0 the marker, at 1 a tick."""
+    `phase` (rows = 0: the phase's closing tick, at its length), followed by the end-of-input
+    marker when `end`. Phase len(phases) is the end of input: at 0 the marker alone (when
+    the last phase has no rows), at 1 the tick after it."""
 
     phase: int
     at: int
     rows: int
+    end: bool = False
 
 
 def step_layout(phases: list[dict[str, list]], tables: list[str], end_of_input: bool,
@@ -96,13 +102,15 @@ def step_layout(phases: list[dict[str, list]], tables: list[str], end_of_input: 
         for size in sizes:
             layout.append(Step(index, at, size))
             at += size
-        last = end_of_input and index == len(phases) - 1
-        # The end-of-input step closes the last phase itself: it holds no row past the
-        # watermark assigner, so timers due at the phase's last watermark fire in it.
-        if not last or (trim_end and length == 0):
+        if not end_of_input or index < len(phases) - 1 or (trim_end and length == 0):
             layout.append(Step(index, length, 0))          # the closing tick
+        elif not trim_end and length:
+            # The last rows carry the marker: the tick at the end of time closes the phase.
+            layout[-1] = layout[-1]._replace(end=True)
+        elif not trim_end:
+            layout.append(Step(len(phases), 0, 0))         # no rows: the marker alone
     if end_of_input and not trim_end:
-        layout.extend([Step(len(phases), 0, 0), Step(len(phases), 1, 0)])
+        layout.append(Step(len(phases), 1, 0))
     return layout
 
 

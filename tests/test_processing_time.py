@@ -9,7 +9,8 @@ from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_proc
 from harness.errors import ProgramError
 from harness.runner import run_semantic
 from harness.steps import ClockAdvance
-from streamplan.executor import phased_steps, step_layout, step_times
+from streamplan.changelog import END_OF_INPUT
+from streamplan.executor import Step, phased_steps, step_layout, step_times
 
 HOUR = 3_600_000
 
@@ -17,18 +18,24 @@ HOUR = 3_600_000
 def test_the_layout_is_the_steps_phased_steps_makes():
     phases = [{"A": [1, 2], "B": [9]}, {"A": [3]}]
     layout = step_layout(phases, ["A", "B"], end_of_input=True)
-    # two rows and a tick, one row, then end of input (the last phase's tick) and a tick
-    assert layout == [(0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1), (2, 0, 0), (2, 1, 0)]
-    assert len(phased_steps(phases, ["A", "B"], True)["A"]) == len(layout)
+    # two rows and a tick, one row carrying the end-of-input marker, then a tick
+    assert layout == [Step(0, 0, 1), Step(0, 1, 1), Step(0, 2, 0), Step(1, 0, 1, end=True),
+                      Step(2, 1, 0)]
+    steps = phased_steps(phases, ["A", "B"], True)
+    assert steps["A"] == [[1], [2], [], [3, END_OF_INPUT], []]
+    assert steps["B"] == [[9], [], [], [END_OF_INPUT], []]
+    # a last phase without rows: the marker alone, then the tick
+    assert step_layout([{"A": [1]}, {}], ["A"], True) == [Step(0, 0, 1), Step(0, 1, 0),
+                                                          Step(2, 0, 0), Step(2, 1, 0)]
     # without event time the last phase ends with its last row
     assert step_layout(phases, ["A", "B"], True, event_time=False) == [
-        (0, 0, 1), (0, 1, 1), (0, 2, 0), (1, 0, 1)]
+        Step(0, 0, 1), Step(0, 1, 1), Step(0, 2, 0), Step(1, 0, 1)]
 
 
 def test_an_advance_moves_its_step_and_every_later_one():
     layout = step_layout([{"A": [1, 2]}, {"A": [3]}], ["A"], True)
     times = step_times(layout, 0, [(0, 1, 5), (1, 0, 10), (1, 0, 1)])
-    assert times == [0, 5, 5, 16, 16, 16]
+    assert times == [0, 5, 5, 16, 16]
     assert step_times(layout, 7, []) == [7] * len(layout)
 
 
@@ -37,7 +44,7 @@ def test_chunks_make_multi_row_micro_batches_that_an_advance_must_not_straddle()
     steps = phased_steps(phases, ["A", "B"], True, chunks={0: [2, 1]})
     assert steps["A"][:3] == [[1, 2], [3], []] and steps["B"][:3] == [[9], [], []]
     layout = step_layout(phases, ["A", "B"], True, chunks={0: [3]})
-    assert layout[:2] == [(0, 0, 3), (0, 3, 0)]
+    assert layout[:2] == [Step(0, 0, 3), Step(0, 3, 0)]
     with pytest.raises(ValueError, match="falls inside a micro-batch of positions 0 to 2"):
         step_times(layout, 0, [(0, 1, 5)])
     with pytest.raises(ValueError, match="chunks \\[2\\] must be positive and add up to it"):

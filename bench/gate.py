@@ -44,40 +44,38 @@ KINDS = ("restore", "migration", "semantic")
 class BatchClock:
     """Wall time from a query's start to each of its micro-batches, per query.
 
-    Every query writes through a `values` sink: a ChangelogSinkWriter made just before the
-    query starts and called once per micro-batch, in this process. Timing those calls costs
-    nothing the gate does not do anyway. (A StreamingQueryListener did this before, but PySpark
-    turns every progress event into Python objects through dozens of py4j calls, each looking
-    classes up in every jar: in a JFR profile that was 29% of the JVM's CPU, and it inflated
-    the figures it measured.)"""
+    Every query writes through a `values` sink: a JVM foreachBatch function
+    (`changelog_sink.batch_file_writer`) made just before the query starts and called once per
+    micro-batch; it notes when each call ran, which costs nothing the gate does not do anyway.
+    (A StreamingQueryListener did this before, but PySpark turns every progress event into
+    Python objects through dozens of py4j calls, each looking classes up in every jar: in a JFR
+    profile that was 29% of the JVM's CPU, and it inflated the figures it measured.)"""
 
     def __init__(self):
-        from streamplan.runtime.changelog_sink import ChangelogSinkWriter
+        from streamplan import executor
 
-        clock = self
         self.lock = threading.Lock()
-        self.last: dict[str, float] = {}
-        self.batches: dict[str, list[float]] = {}
-        made, called = ChangelogSinkWriter.__init__, ChangelogSinkWriter.__call__
+        self.writers: list = []
+        made = executor.batch_file_writer
 
-        def init(writer, directory, names):
-            made(writer, directory, names)
-            with clock.lock:
-                clock.last[writer.directory] = time.perf_counter()
+        def writer(spark, directory):
+            made_writer = made(spark, directory)
+            with self.lock:
+                self.writers.append(made_writer)
+            return made_writer
 
-        def call(writer, frame, batch_id):
-            called(writer, frame, batch_id)
-            now = time.perf_counter()
-            with clock.lock:
-                clock.batches.setdefault(writer.directory, []).append(
-                    now - clock.last.get(writer.directory, now))
-                clock.last[writer.directory] = now
-
-        ChangelogSinkWriter.__init__, ChangelogSinkWriter.__call__ = init, call
+        executor.batch_file_writer = writer
 
     def all_batches(self) -> list[list[float]]:
+        """Per query, the seconds before each batch: from the writer's creation to its first
+        call, then from call to call."""
         with self.lock:
-            return [list(times) for times in self.batches.values()]
+            writers = list(self.writers)
+        result = []
+        for writer in writers:
+            ends = list(writer.callSeconds())
+            result.append([end - start for start, end in zip([0.0] + ends, ends)])
+        return result
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:

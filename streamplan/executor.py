@@ -27,7 +27,7 @@ from .nodes.calc import StreamExecCalc
 from .nodes.watermark_assigner import StreamExecWatermarkAssigner
 from .options import Configuration
 from .plan import CompiledPlan
-from .runtime.changelog_sink import ChangelogRow, ChangelogSinkWriter, batch_ids, read_batches
+from .runtime.changelog_sink import ChangelogRow, batch_file_writer, batch_ids, read_batches
 from .runtime.manual_clock import StepTimes, manual_clock, start_at
 from .runtime.values_source import write_feed
 
@@ -273,9 +273,9 @@ class PlanExecutor:
         query_dir = checkpoint / f"sink-{sink.id}"
         # Query names are unique per session: several plans may run at once (the gate does).
         writer = (frame.writeStream.queryName(f"sink_{sink.id}_{uuid.uuid4().hex[:8]}")
-                  .foreachBatch(ChangelogSinkWriter(directory, sink.row_type.names))
                   .option("checkpointLocation", str(query_dir))
                   .trigger(processingTime="0 seconds"))
+        writer._jwrite.foreachBatch(batch_file_writer(self.spark, directory))
         with contextlib.ExitStack() as clock_scope:
             if self.processing_time_ms is None:
                 query = writer.start()

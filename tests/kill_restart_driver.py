@@ -9,7 +9,7 @@ then feeds the same rows as the harness does (`phased_steps`: each row its own m
 the i-th rows of all tables in one, a tick, end of input and a tick), on the harness's test
 clock, and runs the plan on CHECKPOINT until every step is processed. A restarted driver
 therefore continues where the checkpoint stopped; what its sink has recorded stays in
-OUTPUT/<table>/batch-<id>.json.
+OUTPUT/<table>/batch-<id>.pickle.
 
 Prints one line when the plan starts running and one when it is done; exit status 0 only
 when every step was processed.

@@ -2,13 +2,13 @@
 operators recompute it from the state before it, so nothing is lost or duplicated."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from streamplan import executor
 from streamplan.api import TableEnvironment, normalize_rows, source_scans
 from streamplan.changelog import OP_COLUMN, RowKind
-from streamplan.runtime.changelog_sink import ChangelogSinkWriter, batch_ids, read_batches
+from streamplan.runtime.changelog_sink import (batch_file_writer, batch_ids, batch_path,
+                                               decode_batch, read_batches)
 
 DDL = """
 CREATE TABLE L (k INT, v STRING, t TIMESTAMP(3),
@@ -21,26 +21,23 @@ JOIN = """INSERT INTO Out SELECT L.k, L.v, R.w FROM L JOIN R
   ON L.k = R.k AND L.t BETWEEN R.t - INTERVAL '10' SECOND AND R.t + INTERVAL '10' SECOND"""
 
 
-class FakeBatch:
-    """What foreachBatch hands the writer: a frame whose collect() gives the rows."""
+@pytest.mark.spark
+def test_a_replayed_batch_id_writes_nothing(spark, tmp_path):
+    writer = batch_file_writer(spark, tmp_path)
+    batch = spark._jvm.java.lang.Long
 
-    def __init__(self, rows):
-        self.rows = rows
+    def frame(*rows):
+        return spark.createDataFrame([(k, v, RowKind.INSERT.code) for k, v in rows],
+                                     f"k INT, v STRING, {OP_COLUMN} TINYINT")._jdf
 
-    def collect(self):
-        return self.rows
-
-
-def test_a_replayed_batch_id_writes_nothing(tmp_path):
-    writer = ChangelogSinkWriter(tmp_path, ["k", "v"])
-    writer(FakeBatch([{"k": 1, "v": "a", OP_COLUMN: RowKind.INSERT.code}]), 7)
-    first = (tmp_path / "batch-000007.json").read_bytes()
+    writer.call(frame((1, "a")), batch(7))
+    first = batch_path(tmp_path, 7).read_bytes()
     # The replay recomputes the batch; even if it came out different, the record stands.
-    writer(FakeBatch([{"k": 1, "v": "a", OP_COLUMN: RowKind.INSERT.code},
-                      {"k": 2, "v": "b", OP_COLUMN: RowKind.INSERT.code}]), 7)
-    assert (tmp_path / "batch-000007.json").read_bytes() == first
-    assert json.loads(first) == [["+I", [1, "a"]]]
+    writer.call(frame((1, "a"), (2, "b")), batch(7))
+    assert batch_path(tmp_path, 7).read_bytes() == first
+    assert decode_batch(first, ["k", "v"]) == [["+I", [1, "a"]]]
     assert batch_ids(tmp_path) == [7]
+    assert list(writer.calledBatchIds()) == [7, 7]
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -59,14 +56,13 @@ def test_a_batch_replayed_after_its_commit_was_lost_is_neither_lost_nor_duplicat
     # batch 0: L(1, a) is cached; batch 1: R(1, x) joins it -> the output of batch 1.
     first_l = [[1, "a", "2024-01-01 10:00:00"], None]
     first_r = [None, [1, "x", "2024-01-01 10:00:01"]]
-    calls = []
-    original = ChangelogSinkWriter.__call__
+    writers = []
 
-    def recording(self, frame, batch_id):
-        calls.append(batch_id)
-        return original(self, frame, batch_id)
+    def recording(session, directory):
+        writers.append(batch_file_writer(session, directory))
+        return writers[-1]
 
-    monkeypatch.setattr(ChangelogSinkWriter, "__call__", recording)
+    monkeypatch.setattr(executor, "batch_file_writer", recording)
     checkpoint, output = tmp_path / "ckpt", tmp_path / "out"
     run = env.execute_plan(plan, checkpoint, output, steps(first_l, first_r), end_of_input=False)
     assert run.sinks["Out"].texts == ["+I[1, a, x]"]
@@ -75,17 +71,17 @@ def test_a_batch_replayed_after_its_commit_was_lost_is_neither_lost_nor_duplicat
     assert last_batch == 1
     for lost in (str(last_batch), f".{last_batch}.crc"):   # the commit of batch 1 is lost
         (sink_dir / "commits" / lost).unlink()
-    recorded = (output / "Out" / "batch-000001.json").read_bytes()
+    recorded = batch_path(output / "Out", 1).read_bytes()
 
     # The restart replays batch 1 (same rows, state from before it), then runs batch 2:
     # R(1, y) joins the one cached L(1, a) once. A lost state update or a duplicated cache
     # entry would show up as a missing or a repeated row.
-    calls.clear()
+    writers.clear()
     again = env.execute_plan(plan, checkpoint, output,
                              steps(first_l + [None], first_r + [[1, "y", "2024-01-01 10:00:02"]]),
                              end_of_input=False)
-    assert calls[:2] == [1, 2]                            # batch 1 was replayed...
-    assert (output / "Out" / "batch-000001.json").read_bytes() == recorded   # ...and not rewritten
+    assert list(writers[0].calledBatchIds())[:2] == [1, 2]       # batch 1 was replayed...
+    assert batch_path(output / "Out", 1).read_bytes() == recorded   # ...and not rewritten
     assert (sink_dir / "commits" / "1").exists()
     assert again.sinks["Out"].texts == ["+I[1, a, y]"]
     everything = read_batches(output / "Out", plan.sinks[0].row_type, batch_ids(output / "Out"))

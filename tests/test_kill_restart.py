@@ -33,6 +33,7 @@ from typing import Callable
 import pytest
 
 from streamplan.executor import phased_steps
+from streamplan.runtime.changelog_sink import batch_ids, decode_batch
 
 REPO = Path(__file__).resolve().parents[1]
 BANNER = "TransformWithStateInPandas Python worker"   # what PySpark's TWS workers print
@@ -56,6 +57,7 @@ CREATE TABLE S (region STRING, orders BIGINT, total INT)
 QUERY = """INSERT INTO S SELECT C.region, COUNT(*), SUM(O.amount)
   FROM O JOIN C ON O.cust = C.cust GROUP BY C.region"""
 SINK = "S"
+SINK_COLUMNS = ["region", "orders", "total"]
 
 
 # --- the workload and its changelog -----------------------------------------------------------
@@ -226,14 +228,14 @@ class Layout:
         return self._log("offsets")
 
     def recorded_ids(self) -> set[int]:
-        return {int(path.stem.split("-")[1]) for path in (self.output / SINK).glob("batch-*.json")}
+        return set(batch_ids(self.output / SINK))
 
     def recorded(self) -> dict[int, bytes]:
         directory = self.output / SINK
         if not directory.exists():
             return {}
         files = {}
-        for path in directory.glob("batch-*.json"):
+        for path in directory.glob("batch-*.pickle"):
             try:
                 files[int(path.stem.split("-")[1])] = path.read_bytes()
             except FileNotFoundError:
@@ -382,7 +384,8 @@ def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothin
     differing = [f"batch {batch}: expected {want}, recorded {got}"
                  for batch in range(batches)
                  for want, got in [(expected[batch] if batch < len(expected) else None,
-                                    json.loads(recorded[batch]) if batch in recorded else None)]
+                                    decode_batch(recorded[batch], SINK_COLUMNS)
+                                    if batch in recorded else None)]
                  if want != got]
     assert not differing, "\n".join(["the sink's changelog differs (None: no file)", *landed,
                                      *differing])

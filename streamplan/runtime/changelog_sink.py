@@ -1,19 +1,24 @@
 """The `values` connector's sink: records each micro-batch's changelog exactly once.
 
-Each batch becomes one file named by its batch id, written atomically; a replayed batch
-id finds its file and writes nothing, so restarts never duplicate output.
+Each batch becomes one file named by its batch id, written atomically on the JVM; a replayed
+batch id finds its file and writes nothing, so restarts never duplicate output. The file holds
+the rows pickled as `DataFrame.collect()` hands them to Python, so reading it gives the values
+collect() gives, without a call back into the Python driver for every micro-batch.
 """
 from __future__ import annotations
 
+import io
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from ..changelog import OP_COLUMN, RowKind
 from ..types import RowType
+from .jvm import jvm_class
 from .rows import format_row, to_json, to_python
+
+BATCH_FILES_CLASS = "streamplan.sink.ChangelogBatchFiles"
 
 
 @dataclass(frozen=True)
@@ -25,32 +30,30 @@ class ChangelogRow:
         return format_row(self.kind, self.values, row_type)
 
 
-class ChangelogSinkWriter:
-    """A foreachBatch function; picklable state only (a directory and column names)."""
+def batch_file_writer(spark, directory: Path):
+    """The sink's foreachBatch function for `directory`: a JVM object
+    (jvm/ChangelogBatchFiles.java) that writes each batch's file, `batch-<id>.pickle`, once."""
+    return jvm_class(spark._jvm, BATCH_FILES_CLASS)(str(directory))
 
-    def __init__(self, directory: Path, names: list[str]):
-        self.directory = str(directory)
-        self.names = names
 
-    def __call__(self, frame, batch_id: int) -> None:
-        target = Path(self.directory) / f"batch-{batch_id:06d}.json"
-        # Always run the batch: its stateful operators commit their state only when every
-        # partition is consumed (Spark fails the batch otherwise), also on a replay.
-        collected = frame.collect()
-        if target.exists():
-            return  # replayed batch: already recorded
-        rows = [[RowKind.from_code(row[OP_COLUMN]).short, [to_json(row[n]) for n in self.names]]
-                for row in collected]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(json.dumps(rows))
-        os.replace(tmp, target)
+def batch_path(directory: Path, batch_id: int) -> Path:
+    return Path(directory) / f"batch-{batch_id:06d}.pickle"
 
 
 def batch_ids(directory: Path) -> list[int]:
     if not directory.exists():
         return []
-    return sorted(int(p.stem.split("-")[1]) for p in directory.glob("batch-*.json"))
+    return sorted(int(p.stem.split("-")[1]) for p in directory.glob("batch-*.pickle"))
+
+
+def decode_batch(data: bytes, names: list[str]) -> list[list]:
+    """One batch file's rows as `[[kind, [value, ...]], ...]`: kinds short (`+I`), values
+    through JSON (timestamps ISO text, decimals exact text), as every reader takes them."""
+    from pyspark.serializers import BatchedSerializer, CPickleSerializer
+
+    rows = BatchedSerializer(CPickleSerializer()).load_stream(io.BytesIO(data))
+    return json.loads(json.dumps([[RowKind.from_code(row[OP_COLUMN]).short,
+                                   [to_json(row[name]) for name in names]] for row in rows]))
 
 
 def read_batches(directory: Path, row_type: RowType, ids: list[int]) -> list[ChangelogRow]:
@@ -58,7 +61,8 @@ def read_batches(directory: Path, row_type: RowType, ids: list[int]) -> list[Cha
     types = [f.type for f in row_type.fields]
     rows: list[ChangelogRow] = []
     for batch_id in ids:
-        for kind, values in json.loads((directory / f"batch-{batch_id:06d}.json").read_text()):
+        for kind, values in decode_batch(batch_path(directory, batch_id).read_bytes(),
+                                         row_type.names):
             rows.append(ChangelogRow(RowKind.from_short(kind),
                                      tuple(to_python(v, t) for v, t in zip(values, types))))
     return rows

@@ -71,3 +71,11 @@ def _run(command: list[str], what: str) -> None:
         raise EnvironmentSetupError(
             f"{what} streamplan's JVM code failed ({' '.join(command[:1])}, exit "
             f"{done.returncode}):\n{(done.stderr or done.stdout).strip()}")
+
+
+def jvm_class(jvm, name: str):
+    """The JVM class `name` (dotted) through a py4j view, e.g. `spark._jvm`."""
+    target = jvm
+    for part in name.split("."):
+        target = getattr(target, part)
+    return target

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import ExecutionError
+from .jvm import jvm_class
 
 _SINK_CLASS = "org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink"
 _CLOCK_CLASS = "org.apache.spark.util.ManualClock"
@@ -23,7 +24,7 @@ _VALUES_SOURCE_CLASS = "streamplan.values.ValuesSource"
 
 def manual_clock(spark, time_ms: int):
     """A JVM ManualClock standing at `time_ms` (epoch milliseconds)."""
-    return _jvm_class(spark._jvm, _CLOCK_CLASS)(int(time_ms))
+    return jvm_class(spark._jvm, _CLOCK_CLASS)(int(time_ms))
 
 
 def start_at(writer, clock):
@@ -43,7 +44,7 @@ def start_at(writer, clock):
     leading = {"queryName": lambda: options.get("queryname"),
                "checkpointLocation": lambda: options.get("checkpointlocation"),
                "sinkName": lambda: _field(jwriter, "sinkName")}
-    sink = _jvm_class(jvm, _SINK_CLASS)(batch_writer, dataset.exprEnc())
+    sink = jvm_class(jvm, _SINK_CLASS)(batch_writer, dataset.exprEnc())
     query = manager.startQuery(*[leading[name]() for name in _leading_options(manager)], dataset,
                                options.originalMap(), sink, _field(jwriter, "outputMode"),
                                False,                        # useTempCheckpointLocation
@@ -96,20 +97,13 @@ def _field(obj, name: str):
     return field.get(obj)
 
 
-def _jvm_class(jvm, name: str):
-    target = jvm
-    for part in name.split("."):
-        target = getattr(target, part)
-    return target
-
-
 class StepTimes:
     """While open, each micro-batch reading step n of `feeds` is stamped `times_ms[n]`: the
     values source sets the query's manual clock when it plans the step (ValuesSource.bindClock),
     so processing time advances batch by batch, the same in every run."""
 
     def __init__(self, spark, clock, feeds: list[str], times_ms: list[int]):
-        self.source = _jvm_class(spark._jvm, _VALUES_SOURCE_CLASS)
+        self.source = jvm_class(spark._jvm, _VALUES_SOURCE_CLASS)
         self.clock, self.feeds, self.times = clock, feeds, ",".join(str(int(t)) for t in times_ms)
 
     def __enter__(self) -> "StepTimes":

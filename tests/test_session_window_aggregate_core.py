@@ -16,7 +16,7 @@ from streamplan.runtime.window_aggregate import (WINDOW_AGGS, WINDOW_END, WINDOW
                                                  processor_class, spark_timer)
 from streamplan.runtime.window_aggregate import state_layout as slicing_layout
 from test_window_aggregate_core import AFTER, BEFORE, CALLS, S, at
-from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
+from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues, fire_timers
 
 
 def merges(mapping: dict, new) -> tuple:
@@ -132,7 +132,7 @@ OUT = ("k", "cnt", "total", "dv", "window_start", "window_end")
 
 class KeyedRun:
     """One key's calls, as Spark makes them: the batch's input rows, then the timers that
-    the watermark passed (Spark fires a timer t once t < watermark)."""
+    the watermark reached (Spark 4.3 fires a timer t once t <= watermark)."""
 
     def __init__(self, store: Store):
         params = SessionWindowAggParams(1, CALLS, 5 * S, 0, (WINDOW_START, WINDOW_END))
@@ -148,10 +148,7 @@ class KeyedRun:
         out = list(self.processor.handleInputRows(
             ("a",), iter([{**dict(zip(NAMES, (at(s), v, c))), OP_COLUMN: RowKind.INSERT.code}
                           for s, v, c in rows]), values)) if rows else []
-        for time, key in sorted(t for t in self.store.timers if t[0] < watermark):
-            if (time, key) in self.store.timers:
-                out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
-                self.store.timers.discard((time, key))
+        out += fire_timers(self.processor, self.store, values, watermark)
         return [f"{row['window_start']:%S}-{row['window_end']:%S}:{row['cnt']}:{row['total']}"
                 for row in out]
 

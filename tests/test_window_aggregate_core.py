@@ -14,7 +14,7 @@ from streamplan.runtime.group_aggregate import AggCall
 from streamplan.runtime.window_aggregate import (
     CUMULATE, HOP, TUMBLE, WINDOW_AGGS, WINDOW_END, WINDOW_START, SliceAssigner, WindowAggCore,
     WindowAggParams, processor_class, spark_timer, state_layout)
-from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
+from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues, fire_timers
 
 S = 1000
 
@@ -160,7 +160,7 @@ OUT = ("k", "cnt", "total", "dv", "window_start", "window_end")
 
 class KeyedRun:
     """One key's calls, as Spark makes them: the batch's input rows, then the timers that
-    the watermark passed (Spark fires a timer t once t < watermark)."""
+    the watermark reached (Spark 4.3 fires a timer t once t <= watermark)."""
 
     def __init__(self, assigner: SliceAssigner):
         params = WindowAggParams(1, CALLS, assigner, 0, (WINDOW_START, WINDOW_END))
@@ -176,10 +176,7 @@ class KeyedRun:
         out = list(self.processor.handleInputRows(
             ("a",), iter([{**dict(zip(NAMES, (at(s), v, c))), OP_COLUMN: RowKind.INSERT.code}
                           for s, v, c in rows]), values)) if rows else []
-        for time, key in sorted(t for t in self.store.timers if t[0] < watermark):
-            if (time, key) in self.store.timers:
-                out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
-                self.store.timers.discard((time, key))
+        out += fire_timers(self.processor, self.store, values, watermark)
         return [f"{row['window_end']:%S}:{row['cnt']}:{row['total']}" for row in out]
 
 
@@ -190,6 +187,8 @@ def test_the_processor_keeps_slices_and_one_timer_per_pending_window():
     assert sorted(slices) == [(5 * S,), (10 * S,)]            # one accumulator per slice
     assert run.store.timers == {(spark_timer(5 * S), ("a",)), (spark_timer(10 * S), ("a",))}
     assert run.batch(5 * S - 2) == []                        # Flink's timer 4999 not reached
+    # Spark fired timer 4998 at that watermark, a millisecond early: the window keeps one, 4999
+    assert run.store.timers == {(5 * S - 1, ("a",)), (spark_timer(10 * S), ("a",))}
     assert run.batch(5 * S - 1) == ["05:1:1"]                # reached: [-5 s, 5 s) fires
     assert sorted(slices) == [(5 * S,), (10 * S,)]            # slice 0 s never existed
     # before the next window is due, a late row for slice 5 s still counts in [0 s, 10 s)

@@ -15,7 +15,7 @@ from streamplan.runtime.window_deduplicate import (WINDOW_DEDUPLICATE_STATE,
                                                    WindowDeduplicateParams, processor_class,
                                                    state_layout)
 
-from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
+from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues, fire_timers
 
 I = RowKind.INSERT
 S = 1000
@@ -80,9 +80,7 @@ def test_the_processor_keeps_the_row_per_window_and_one_timer_each():
         out = list(processor.handleInputRows(
             ("k",), iter([{**dict(zip(NAMES, row)), OP_COLUMN: I.code} for row in rows]),
             values)) if rows else []
-        for time, key in sorted(t for t in store.timers if t[0] < watermark):
-            out += processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
-            store.timers.discard((time, key))
+        out += fire_timers(processor, store, values, watermark)
         return [row["id"] for row in out]
 
     assert batch(0, ("a", 4 * S, 10 * S), ("b", 2 * S, 10 * S), ("c", 11 * S, 20 * S)) == []

@@ -12,7 +12,7 @@ from streamplan.runtime.window_aggregate import spark_timer
 from streamplan.runtime.window_rank import (WINDOW_RANK_STATE, WindowRankCore, WindowRankParams,
                                             processor_class, state_layout)
 
-from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
+from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues, fire_timers
 
 I = RowKind.INSERT
 S = 1000
@@ -120,10 +120,7 @@ class KeyedRun:
         out = list(self.processor.handleInputRows(
             ("a",), iter([{**dict(zip(NAMES, row)), OP_COLUMN: I.code} for row in rows]),
             values)) if rows else []
-        for time, key in sorted(t for t in self.store.timers if t[0] < watermark):
-            if (time, key) in self.store.timers:
-                out += self.processor.handleExpiredTimer(key, values, ExpiredTimerInfo(time))
-                self.store.timers.discard((time, key))
+        out += fire_timers(self.processor, self.store, values, watermark)
         return [(row["v"], row["we"], row["rn"]) for row in out]
 
 

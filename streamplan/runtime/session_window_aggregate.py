@@ -35,7 +35,7 @@ from .group_aggregate import AggCall
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import (WINDOW_AGGS, WindowAccumulators, _decode, _encode, _pair,
-                               fired, spark_timer, window_properties)
+                               fired, window_properties, window_timers)
 
 SESSION_WINDOW_MAPPING = "session-window-mapping"
 
@@ -237,7 +237,7 @@ class SessionWindowAggProcessor(Processor):
             if loaded.get(window) != state_window:
                 self.mapping_state.updateValue(window, state_window)
         registered = set(self.handle.listTimers())
-        wanted = {spark_timer(end) for _, end in mapping}
+        wanted = window_timers({end for _, end in mapping}, registered, firing)
         for timer in registered - wanted:
             if timer != firing:            # Spark deletes the timer it is firing itself
                 self.handle.deleteTimer(timer)

@@ -24,23 +24,25 @@ is registered (`nextTriggerWindow`: hop until a window is empty, cumulate up to 
 accumulators, the set of pending window ends); `WindowAggProcessor` loads a key's slices and
 timers, runs it and writes back what changed.
 
-Timers: Flink fires an event-time timer t when the watermark reaches t; Spark fires a timer t
-when the watermark passes it (t < watermark), so the Spark timer of window end e is e - 2
-(Flink's e - 1, minus one). Spark runs a batch's input rows before its expired timers, with the
-same watermark: each call first fires the key's windows due at the watermark, which makes the
-order Flink's (a late row never reaches a window that Flink had fired before it arrived).
+Timers: Flink fires a window's event-time timer, end - 1, when the watermark reaches it. The
+Spark timer of window end e is e - 2, kept for the timers checkpoints hold, and re-armed at
+e - 1 when it fires before the window is due (Spark 4.3 fires a timer once the watermark reaches
+it, so at a watermark of exactly e - 2): `window_timers`. Whatever calls a key's processor, a
+window fires only once it is due (`fired`). Spark runs a batch's input rows before its
+expired timers, with the same watermark: each call first fires the key's windows due at the
+watermark, which makes the order Flink's (a late row never reaches a window that Flink had fired before it arrived).
 
 Processing-time windows (`event_time=False`, a window TVF over a PROCTIME() attribute) run the
 same slicing with the batch's stamp (the query's clock, the harness's manual clock in tests)
 in place of the watermark: a row goes into the slice of the current time, so nothing is late,
-and the timers are processing-time timers (Spark fires t once the stamp passes it, as above).
+and the timers are processing-time timers (on the batch stamp, re-armed the same way).
 """
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
 from math import gcd
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
@@ -395,9 +397,30 @@ def _pair(struct: Any) -> tuple:
 
 
 def spark_timer(window_end: int) -> int:
-    """The Spark timer of a window: Flink's timer (end - 1) minus one, since Spark fires a timer
-    once the watermark passes it and Flink once the watermark reaches it."""
+    """A window's Spark timer as first registered: Flink's timer (end - 1) minus one."""
     return window_end - 2
+
+
+def window_timers(ends: Iterable[int], registered: set[int], firing: Optional[int]) -> set[int]:
+    """The Spark timers that the pending windows `ends` need. A window's timer is end - 2
+    (Flink's end - 1, minus one): a Spark that fires a timer once the watermark passes it fires
+    it when Flink would. Spark 4.3 fires a timer once the watermark reaches it
+    (tests/test_spark_timer_boundary.py), so at a watermark of exactly end - 2 that timer comes
+    a millisecond early, when the window is not due yet (`fired`); the window then keeps a
+    timer at end - 1, which fires when Flink's does, instead of losing its timer. `registered`
+    are the key's timers (a window re-armed so keeps end - 1); `firing` the one Spark fires."""
+    timers = set()
+    for end in ends:
+        rearmed = end - 1
+        first = spark_timer(end)
+        timers.add(rearmed if rearmed in registered or first == firing else first)
+    return timers
+
+
+def timer_window_end(timer: int, is_window_end: Callable[[int], bool]) -> int:
+    """The window end a Spark timer of `window_timers` stands for: the timer + 2, or + 1 when
+    the timer was re-armed (window ends lie a slice apart, so at most one of them is one)."""
+    return timer + 2 if is_window_end(timer + 2) else timer + 1
 
 
 class WindowAggProcessor(Processor):
@@ -425,7 +448,9 @@ class WindowAggProcessor(Processor):
         key = tuple(key)[:self.params.key_arity]
         registered = set(self.handle.listTimers())
         firing = firing if firing in registered else None      # stale: its window fired
-        timers = {timer + 2 for timer in registered}
+        assigner = self.params.assigner
+        timers = {timer_window_end(timer, lambda end: assigner.assign_slice_end(end - 1) == end)
+                  for timer in registered}
         slices = self._slices()
         dirty: set = set()
         out: list[Output] = []
@@ -439,7 +464,7 @@ class WindowAggProcessor(Processor):
                                                                     self.params.calls))
             else:
                 self.slices_state.removeKey((slice_end,))
-        wanted = {spark_timer(end) for end in timers}
+        wanted = window_timers(timers, registered, firing)
         for timer in registered - wanted:
             if timer != firing:            # Spark deletes the timer it is firing itself
                 self.handle.deleteTimer(timer)

@@ -25,8 +25,8 @@ the late rows, groups the rest by window in arrival order and hands each window'
 the node's `combine`. Flink's result does not depend on where its buffer is flushed (the
 combiners keep every row that can still be output), so neither does ours.
 
-Timers are the window aggregate's (`runtime/window_aggregate.py`: `fired`, `spark_timer`):
-Spark fires a timer once the watermark passes it, so a window's Spark timer is its end - 2,
+Timers are the window aggregate's (`runtime/window_aggregate.py`: `fired`, `window_timers`):
+a window's Spark timer is its end - 2, or end - 1 once that one fired early,
 and each call first fires the key's windows due at the current watermark, since Spark runs a
 batch's rows before its expired timers.
 """
@@ -39,7 +39,7 @@ from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, plain, rows_of
 from .processor import Processor
 from .timestamps import to_millis
-from .window_aggregate import fired, spark_timer
+from .window_aggregate import fired, timer_window_end, window_timers
 
 ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)      # RowDataUtil.isAccumulateMsg
 
@@ -139,9 +139,9 @@ class WindowBufferProcessor(Processor):
         registered = set(self.handle.listTimers())
         if firing is not None:
             registered.add(firing)
-        timers = {timer + 2 for timer in registered}
         windows = {int(plain(key)[0]): self.decode(value)
                    for key, value in self.windows_state.iterator()}
+        timers = {timer_window_end(timer, windows.__contains__) for timer in registered}
         dirty: set = set()
         out: list[Output] = []
         self.core.fire_due(windows, timers, dirty, watermark, out)
@@ -152,7 +152,7 @@ class WindowBufferProcessor(Processor):
                 self.windows_state.updateValue((end,), self.encode(windows[end]))
             else:
                 self.windows_state.removeKey((end,))
-        wanted = {spark_timer(end) for end in timers}
+        wanted = window_timers(timers, registered, firing)
         for timer in registered - wanted:
             if timer != firing:              # Spark deletes the timer it is firing itself
                 self.handle.deleteTimer(timer)

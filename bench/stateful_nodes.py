@@ -1,6 +1,6 @@
 """Throughput of streamplan's stateful nodes against Spark's closest native query, side by side.
 
-    .venv/bin/python bench/stateful_nodes.py [--nodes group-aggregate,deduplicate,join,rank]
+    .venv/bin/python bench/stateful_nodes.py [--nodes group-aggregate,deduplicate,join,rank,...]
                                              [--rows 50000] [--keys 10000] [--batches 10]
 
 Per node, one generated workload is written once as feed files of the `values` connector and
@@ -18,6 +18,15 @@ both engines read those same files (identical micro-batches), as bench/interval_
                      update mode: Spark has no streaming top-N, and for a top-1 of the order
                      column itself a max is the same result with the least state.
 
+  * window-tumble    `TUMBLE` 10 s event-time window aggregate (`COUNT(*), SUM(v)` per key and
+                     window, watermark 1 s behind) against Spark's `groupBy("k", window("ts",
+                     "10 seconds"))` with the same watermark, append mode;
+  * window-hop       the same as `HOP` 10 s windows sliding by 5 s (Flink's slices, shared by
+                     two windows each) against `window("ts", "10 seconds", "5 seconds")`.
+                     Each row's time is its index x 10 ms, so a batch's rows are never late
+                     and both engines emit the windows the watermark has closed (no end of
+                     input: the windows still open at the end are emitted by neither).
+
 Changelog normalize is not here: Spark has no upsert source to normalize, and a
 `max_by` over a sequence column (its closest formulation) would measure another input.
 
@@ -31,6 +40,7 @@ Spark. A warm-up run of each engine on a tiny feed precedes each timed run.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import random
 import shutil
@@ -49,6 +59,8 @@ from measure import Run, best, streamplan_frame, timed_query
 TABLES = {
     "T": "CREATE TABLE T (k INT, v BIGINT) WITH ('connector' = 'values');",
     "TP": "CREATE TABLE T (k INT, v BIGINT, pt AS PROCTIME()) WITH ('connector' = 'values');",
+    "TW": "CREATE TABLE T (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - "
+          "INTERVAL '1' SECOND) WITH ('connector' = 'values');",
     "LR": "CREATE TABLE L (k INT, v BIGINT) WITH ('connector' = 'values');\n"
           "CREATE TABLE R (k INT, v BIGINT) WITH ('connector' = 'values');",
 }
@@ -63,6 +75,7 @@ class Case:
     query: str
     spark: Callable                # (frames by table) -> (DataFrame, output mode)
     keyed: bool                    # a view by the first column (else a multiset of rows)
+    timed: bool = False            # rows carry an event time (`timed_rows`)
 
 
 def _group_aggregate(frames):
@@ -91,6 +104,27 @@ def _rank(frames):
     return frames["T"].groupBy("k").agg(F.max("v").alias("v")), "update"
 
 
+def _window(*spec):
+    def formulation(frames):
+        from pyspark.sql import functions as F
+
+        frame = (frames["T"].withWatermark("ts", "1 second")
+                 .groupBy("k", F.window("ts", *spec).alias("w"))
+                 .agg(F.count(F.lit(1)).alias("c"), F.sum("v").alias("s")))
+        return frame.select("k", F.col("w.start").alias("ws"), F.col("w.end").alias("we"),
+                            "c", "s"), "append"
+    return formulation
+
+
+WINDOW_SINK = ("CREATE TABLE Snk (k INT, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, s BIGINT) "
+               "WITH ('connector' = 'values');")
+
+
+def _window_query(tvf: str) -> str:
+    return (f"INSERT INTO Snk SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE("
+            f"{tvf}) GROUP BY k, window_start, window_end")
+
+
 CASES = {
     "group-aggregate": Case(
         "T", "CREATE TABLE Snk (k INT, c BIGINT, s BIGINT, m BIGINT) WITH ('connector' = "
@@ -109,6 +143,14 @@ CASES = {
              "'sink-insert-only' = 'false');",
         "INSERT INTO Snk SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k "
         "ORDER BY v DESC) AS rn FROM T) WHERE rn = 1", _rank, keyed=True),
+    "window-tumble": Case(
+        "TW", WINDOW_SINK,
+        _window_query("TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND)"),
+        _window("10 seconds"), keyed=False, timed=True),
+    "window-hop": Case(
+        "TW", WINDOW_SINK,
+        _window_query("HOP(TABLE T, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)"),
+        _window("10 seconds", "5 seconds"), keyed=False, timed=True),
 }
 
 
@@ -129,6 +171,15 @@ def workload(rows: int, keys: int, batches: int, seed: int) -> list[list[tuple[i
         steps.append([(k, index + i) for i, k in enumerate(rng.sample(range(keys), count))])
         index += count
     return steps
+
+
+EPOCH = dt.datetime(2024, 1, 1)
+
+
+def timed_rows(steps: list[list[tuple[int, int]]]) -> list[list[tuple]]:
+    """(k, v) rows with an event time: v x 10 ms (v is the row's index, rising batch by batch)."""
+    return [[(k, v, EPOCH + dt.timedelta(milliseconds=10 * v)) for k, v in step]
+            for step in steps]
 
 
 def write_feeds(plan, steps_by_table: dict[str, list[list]], directory: Path) -> dict[str, str]:
@@ -242,9 +293,11 @@ def main(argv: Optional[list[str]] = None) -> int:
             env.execute_sql(TABLES[case.tables] + "\n" + case.sink)
             plan = env.compile_sql(case.query)
             names = [name for name in ("T", "L", "R") if f"TABLE {name} " in TABLES[case.tables]]
-            steps = {name: workload(args.rows, args.keys, args.batches, args.seed + i)
+            shape = timed_rows if case.timed else list
+            steps = {name: shape(workload(args.rows, args.keys, args.batches, args.seed + i))
                      for i, name in enumerate(names)}
-            small = {name: workload(200, 100, 2, args.seed + i) for i, name in enumerate(names)}
+            small = {name: shape(workload(200, 100, 2, args.seed + i))
+                     for i, name in enumerate(names)}
             directory = root / node
             (directory / "warm").mkdir(parents=True)
             feeds, warm = write_feeds(plan, steps, directory), write_feeds(plan, small, directory / "warm")

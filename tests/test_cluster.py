@@ -27,7 +27,7 @@ import pytest
 from harness.cluster.cluster import SparkCluster, driver_environment
 from harness.errors import HarnessError
 from harness.fixtures import DEFAULT_SNAPSHOTS, scan_snapshots
-from test_kill_restart import DDL, QUERY, SINK, Layout, workload
+from test_kill_restart import DDL, QUERY, SINK, Layout, differing_batches, workload
 
 REPO = Path(__file__).resolve().parents[1]
 KILL_DRIVER = Path(__file__).with_name("kill_restart_driver.py")
@@ -124,12 +124,7 @@ def test_a_worker_killed_mid_query_loses_and_repeats_nothing(cluster, tmp_path):
 
     assert killed_at < len(expected) - 1, "the query was over before the worker died"
     assert "Lost executor" in output, f"no executor was lost: the kill missed the query\n{tail(log)}"
-    recorded = layout.recorded()
-    differing = [f"batch {batch}: expected {want}, recorded {got}"
-                 for batch in range(max(len(expected), max(recorded, default=-1) + 1))
-                 for want, got in [(expected[batch] if batch < len(expected) else None,
-                                    json.loads(recorded[batch]) if batch in recorded else None)]
-                 if want != got]
+    differing = differing_batches(expected, layout.recorded())
     assert not differing, "\n".join(["the sink's changelog differs (None: no file)", *differing])
     assert layout.committed() == len(expected) - 1
     assert not list((layout.output / SINK).glob("*.tmp")), "a half-written batch file is left"

@@ -110,6 +110,16 @@ def workload(rng: random.Random) -> tuple[list, list, list[list]]:
     return orders, customers, expected
 
 
+def differing_batches(expected: list[list], recorded: dict[int, bytes]) -> list[str]:
+    """Every batch whose recorded changelog (its file's bytes) is not the expected one."""
+    return [f"batch {batch}: expected {want}, recorded {got}"
+            for batch in range(max(len(expected), max(recorded, default=-1) + 1))
+            for want, got in [(expected[batch] if batch < len(expected) else None,
+                               decode_batch(recorded[batch], SINK_COLUMNS)
+                               if batch in recorded else None)]
+            if want != got]
+
+
 # --- processes ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -380,13 +390,7 @@ def test_a_query_killed_and_restarted_on_its_checkpoint_loses_and_repeats_nothin
                                       killed_and_restarted.kept, killed_and_restarted.landed)
     print("\n".join(landed))
     recorded = layout.recorded()
-    batches = max(len(expected), max(recorded, default=-1) + 1)
-    differing = [f"batch {batch}: expected {want}, recorded {got}"
-                 for batch in range(batches)
-                 for want, got in [(expected[batch] if batch < len(expected) else None,
-                                    decode_batch(recorded[batch], SINK_COLUMNS)
-                                    if batch in recorded else None)]
-                 if want != got]
+    differing = differing_batches(expected, recorded)
     assert not differing, "\n".join(["the sink's changelog differs (None: no file)", *landed,
                                      *differing])
     rewritten = [batch for batch, content in kept.items() if recorded.get(batch) != content]

@@ -219,8 +219,8 @@ PROGRAMS = [SINK_NOT_NULL_DROP, SINK_MATERIALIZED_PRIMARY_KEY, SINK_UPSERT_MATER
 # --- Flink's own programs (TableSinkTestPrograms.java), transcribed as they are: SQL,
 # schemas, options, rows and expected strings; Flink's ids too, '_' included. Flink's
 # RestoreTestBase registers every sink with 'sink-insert-only' = 'false'; ported_from gives
-# these sinks the same. Not ported (docs/flink-programs.md): SINK_NDF_PRIMARY_KEY (a Java
-# scalar function).
+# these sinks the same. Not ported (docs/flink-programs.md): SINK_NDF_PRIMARY_KEY (a
+# non-deterministic function whose values count the rows an operator instance has seen).
 FLINK_COMMIT = "6c9ac5c6ae06bf5b42d33b57a7dc1006ac2b2744"
 
 BEFORE_DATA = ([1, 1, "hi"], [2, 2, "hello"], [3, 2, "hello world"])

@@ -120,3 +120,37 @@ def test_every_ported_program_of_the_repository_is_recorded():
     from harness.ported import check_ported
 
     assert check_ported(ported_programs(), DEFAULT_SNAPSHOTS, FLINK_PROGRAMS) == []
+
+
+def read_but_not_ported() -> set[str]:
+    """The Flink programs the docs' "Read but not ported" table names: `File.java#NAME`, a
+    later `#NAME` of the same file, `*` patterns."""
+    import re
+
+    from streamplan.testing import DOCS
+
+    text = (DOCS / "flink-programs.md").read_text().split("## Read but not ported", 1)[1]
+    named = set()
+    for line in text.split("\n\n", 2)[2].splitlines():   # the table after the intro paragraph
+        if not line.startswith("| `"):
+            continue
+        cell = line.split(" | ")[0]
+        java = None
+        for file, name in re.findall(r"`(?:(\w+\.java))?#([\w*]+)`", cell):
+            java = file or java
+            named.add(f"{java}#{name}")
+    return named
+
+
+def test_no_program_the_docs_call_not_ported_is_ported():
+    """The page's list of programs left out must not name one that a module ports (it goes
+    stale when a later change ports it)."""
+    from fnmatch import fnmatchcase
+
+    listed = read_but_not_ported()
+    assert len(listed) >= 10, "the docs' 'Read but not ported' table was not found"
+    ported = {p.program.ported_from.reference for p in ported_programs()}
+    stale = sorted(pattern for pattern in listed
+                   if any(fnmatchcase(reference, pattern) for reference in ported))
+    assert not stale, ("docs/flink-programs.md lists as not ported programs a module ports; "
+                       "drop them from 'Read but not ported': " + "; ".join(stale))

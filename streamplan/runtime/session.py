@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from . import fork_server
+
 DEFAULT_MASTER = "local[2]"
 DEFAULT_SHUFFLE_PARTITIONS = 2
 LOCAL_FILE_SYSTEM = "streamplan.fs.NioLocalFileSystem"
@@ -81,8 +83,13 @@ IFS=$old_ifs
 PYTHONPATH=$kept
 export PYTHONPATH
 # The transformWithState driver worker's stdout holds only banners: discard it, keep stderr.
+# Where the driver runs a fork server (runtime/fork_server.py), its client starts the worker.
 case " $* " in
-  *" {module} "*) exec {quoted} "$@" >/dev/null ;;
+  *" {module} "*)
+    if [ -n "${{{server_env}:-}}" ]; then
+      exec {quoted} -S -c {client} "$@" >/dev/null
+    fi
+    exec {quoted} "$@" >/dev/null ;;
 esac
 exec {quoted} "$@"
 """
@@ -100,17 +107,38 @@ def worker_python(python: str = sys.executable) -> str:
     imports PySpark compiled and silences the transformWithState driver worker's banners.
     The launcher lives in a per-user temp dir, named by its content, written atomically."""
     text = _WORKER_LAUNCHER.format(python=python, quoted=shlex.quote(python),
-                                   module=_TWS_DRIVER_WORKER, zip=shlex.quote(str(pyspark_zip())))
-    directory = Path(tempfile.gettempdir()) / f"streamplan-{os.getuid()}"
+                                   module=_TWS_DRIVER_WORKER, zip=shlex.quote(str(pyspark_zip())),
+                                   server_env=fork_server.SERVER_ENV,
+                                   client=shlex.quote(fork_server.CLIENT))
+    directory = _temp_dir()
     path = directory / f"python-worker-{hashlib.sha256(text.encode()).hexdigest()[:16]}.sh"
     if not path.exists():
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=directory, prefix=".launcher-")
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
         os.chmod(temp, 0o755)
         os.replace(temp, path)
     return str(path)
+
+
+def _temp_dir() -> Path:
+    """The per-user temp dir of the launcher and the fork server's socket."""
+    directory = Path(tempfile.gettempdir()) / f"streamplan-{os.getuid()}"
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return directory
+
+
+_fork_server: Optional[fork_server.ForkServer] = None
+
+
+def _start_fork_server() -> None:
+    """One fork server per driver process, started before its JVM (whose environment names
+    it for good) and ended with the process."""
+    global _fork_server
+    if _fork_server is None and os.environ.get("STREAMPLAN_FORK_SERVER_OFF") != "1":
+        _fork_server = fork_server.start(_temp_dir())
+        if _fork_server is not None:
+            os.environ[fork_server.SERVER_ENV] = str(_fork_server.path)
 
 
 def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None):
@@ -124,8 +152,10 @@ def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int
     # worker banners; it lives in the temp dir) is used only where they see this temp dir:
     # locally, or where $STREAMPLAN_SHARED_TEMP says the cluster shares it (harness.cluster).
     shared_temp = os.environ.get("STREAMPLAN_SHARED_TEMP") == "1"
-    os.environ["PYSPARK_PYTHON"] = (worker_python() if master.startswith("local") or shared_temp
-                                    else sys.executable)
+    launcher = master.startswith("local") or shared_temp
+    os.environ["PYSPARK_PYTHON"] = worker_python() if launcher else sys.executable
+    if launcher:
+        _start_fork_server()
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["TZ"] = "UTC"
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

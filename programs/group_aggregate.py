@@ -509,21 +509,17 @@ PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_H
             GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES, GROUP_BY_FILTER,
             GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, AGG_WITH_STATE_TTL_HINT,
             GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH,
-            GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE]
+            GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE, GROUP_BY_UDF_WITH_MERGE_MINI_BATCH]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING: dict[str, str] = {
-    GROUP_BY_UDF_WITH_MERGE_MINI_BATCH.id:
-        "user-defined aggregate functions under mini-batch: Flink splits the aggregate into "
-        "stream-exec-local-group-aggregate and stream-exec-global-group-aggregate (both functions "
-        "have merge), whose accumulators here are built-in ones only (the local aggregate ships "
-        "them to the global one); planning refuses UDAFs with table.exec.mini-batch.enabled by name",
     GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH.id:
-        "user-defined aggregate functions under mini-batch: without merge (my_sum1, my_avg, "
-        "my_sum2) Flink runs one stream-exec-group-aggregate with MiniBatchGroupAggFunction, which "
-        "is not implemented (the same refusal as table.optimizer.agg-phase-strategy ONE_PHASE); "
-        "planning refuses UDAFs with table.exec.mini-batch.enabled by name",
+        "user-defined aggregate functions without merge (my_sum1, my_avg, my_sum2) under "
+        "mini-batch: Flink runs one stream-exec-group-aggregate with MiniBatchGroupAggFunction "
+        "(the same refusal as table.optimizer.agg-phase-strategy ONE_PHASE), which is not "
+        "implemented; planning refuses a UDAF without merge with table.exec.mini-batch.enabled "
+        "by name",
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and

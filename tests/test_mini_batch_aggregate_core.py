@@ -99,3 +99,28 @@ def test_a_retraction_first_seen_in_a_bundle_of_a_new_key_emits_nothing():
     assert global_core().finish_bundle(("a",), None, bundle((I, ("a", 1)), (D, ("a", 1))),
                                        out) is None
     assert out == []
+
+
+def test_a_user_defined_aggregate_travels_as_its_declared_accumulator_and_merges_by_merge():
+    """Two phases of a UDAF with merge (Flink's WeightedAvgWithMerge, ConcatDistinctAggFunction):
+    each bundle's accumulator crosses as its ACCUMULATOR_TYPE, and the global aggregate merges
+    bundles and state with the function's own merge, in arrival order."""
+    avg = AggCall("UDAF", None, False, "BIGINT", None, "programs._functions:WeightedAvgWithMerge",
+                  "ROW<sum BIGINT, count INT>", (1, 2))
+    concat = AggCall("UDAF", None, False, "STRING", None,
+                     "programs._functions:ConcatDistinctAggFunction",
+                     "ROW<map MAP<STRING, BOOLEAN>, list ARRAY<STRING>>", (3,))
+    calls = (avg, concat)
+    rows = [(I, (1, 10, 1, "x")), (I, (1, 20, 3, "y")), (I, (1, 30, 1, "x")), (I, (1, 5, 1, "z"))]
+    bundles = list(local_bundles(LocalAggParams((0,), calls, 3, ("INT",)), rows))
+    assert [(key, acc.row_count) for key, acc in bundles] == [((1,), 3), ((1,), 1)]
+    travelled = [from_columns(to_columns(acc, calls), calls) for _, acc in bundles]
+    assert (travelled[0].values[0].sum, travelled[0].values[0].count) == (100, 5)
+    assert travelled[0].values[1].list == ["x", "y"]
+
+    core = GlobalAggCore(GlobalAggParams(1, calls, 3, True))
+    out = []
+    state = core.finish_bundle((1,), None, travelled[:1], out)
+    state = core.finish_bundle((1,), state, travelled[1:], out)
+    assert out == [(I.code, (1, 20, "x|y")), (UB.code, (1, 20, "x|y")), (UA.code, (1, 17, "x|y|z"))]
+    assert (state.row_count, state.values[0].sum, state.values[0].count) == (4, 105, 6)

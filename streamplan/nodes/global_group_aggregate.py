@@ -12,7 +12,8 @@ from ..errors import ChangelogModeError
 from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from ..types import RowType, parse_row_type
 from .fields import FieldIndex, RowTypeText
-from .group_aggregate import AggCallSpec, accumulator_ddls, check_filter_args, runtime_calls
+from .group_aggregate import (AggCallSpec, accumulator_ddls, check_filter_args,
+                              resolve_user_functions, runtime_calls)
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 
@@ -74,6 +75,10 @@ class StreamExecGlobalGroupAggregate(KeyedNode):
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):
         return self.grouping
+
+    def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.agg_calls)
+        return super().translate(ctx, inputs)
 
     def runtime_params(self, input_row, size: int = 1):
         from ..runtime.mini_batch_aggregate import GlobalAggParams

@@ -10,7 +10,8 @@ from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from ..types import Field, RowType, SqlType, parse_type
 from .base import ExecNode
 from .fields import FieldIndex
-from .group_aggregate import AggCallSpec, check_retractable_input, runtime_calls, sum_type
+from .group_aggregate import (AggCallSpec, check_retractable_input, resolve_user_functions,
+                              runtime_calls, sum_type)
 from .metadata import exec_node
 
 BYTES = SqlType("BYTES")
@@ -19,13 +20,16 @@ BIGINT = SqlType("BIGINT")
 
 def accumulator_fields(calls: list[AggCallSpec], input_row: RowType) -> list[list[Field]]:
     """Per call the fields its accumulator travels in from the local to the global aggregate,
-    named as Flink names them (`count1$0`, `sum$1`, `count$2`, `min$3`, `distinct$4`), and
+    named as Flink names them (`count1$0`, `sum$1`, `count$2`, `min$3`, `distinct$4`; a
+    user-defined function's accumulator `acc$5`, its declared ACCUMULATOR_TYPE encoded), and
     last the row count."""
     fields: list[list[Field]] = []
     n = 0
     for call in calls:
         arg = input_row.fields[call.arg_list[0]].type if call.arg_list else None
-        if call.distinct or call.function in ("MIN", "MAX"):
+        if call.user_function is not None:
+            own = [Field(f"acc${n}", BYTES)]
+        elif call.distinct or call.function in ("MIN", "MAX"):
             name = "distinct" if call.distinct else call.function.lower()
             own = [Field(f"{name}${n}", BYTES)]
         elif call.function in ("SUM", "AVG"):
@@ -76,6 +80,7 @@ class StreamExecLocalGroupAggregate(ExecNode):
         from ..changelog import OP_COLUMN
         from ..runtime.mini_batch_aggregate import SEQ_COLUMN, LocalAggParams, LocalAggregate
 
+        resolve_user_functions(self, self.agg_calls)
         (input_row,) = ctx.input_types(self)
         size = ctx.options(self)["size"]
         params = LocalAggParams(tuple(self.grouping), runtime_calls(self.agg_calls), size,

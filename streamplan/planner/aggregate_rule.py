@@ -259,7 +259,7 @@ class AggregateRules:
                          output_type=local_row.text,
                          description=f"LocalGroupAggregate({group_by}select=[{local_select}])")
         global_select = ", ".join(out_names[:key_count] + [
-            f"{spec.function}({'DISTINCT ' if spec.distinct else ''}"
+            f"{_function_text(spec)}({'DISTINCT ' if spec.distinct else ''}"
             f"{accumulator_text(own)}) AS {spec.name}" for spec, own in zip(specs, accs)])
         return self.add(StreamExecGlobalGroupAggregate, [local], grouping=list(range(key_count)),
                         agg_calls=specs, local_agg_input_row_type=pre_row.text,
@@ -268,11 +268,18 @@ class AggregateRules:
                         description=f"GlobalGroupAggregate({group_by}select=[{global_select}])")
 
 
+def _function_text(spec: AggCallSpec) -> str:
+    """A call's function as Flink renders it: `COUNT`, or a UDAF's name (`my_avg`)."""
+    if spec.user_function is not None:
+        return spec.user_function.identity.replace('`', '')
+    return spec.function
+
+
 def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
     """Flink's rendering: `COUNT(DISTINCT a) FILTER $f3 AS cnt`, `my_avg(e, a) AS s1`."""
     if spec.user_function is not None:
         args = ", ".join(pre_row.fields[i].name for i in spec.arg_list)
-        return f"{spec.user_function.identity.replace('`', '')}({args}) AS {spec.name}"
+        return f"{_function_text(spec)}({args}) AS {spec.name}"
     inner = "*" if not spec.arg_list else (
         ("DISTINCT " if spec.distinct else "") + pre_row.fields[spec.arg_list[0]].name)
     condition = (f" FILTER {pre_row.fields[spec.filter_arg].name}"

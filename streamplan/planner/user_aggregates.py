@@ -65,16 +65,14 @@ def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retr
 
 def check_user_functions_in_mini_batch(specs, ctx) -> None:
     """Mini-batch aggregation of UDAFs: Flink splits it into a local and a global aggregate
-    when every function has `merge`, else runs one mini-batch group aggregate; neither runs
-    user-defined functions here yet."""
+    when every function has `merge` (run here too), else runs one mini-batch group aggregate
+    (MiniBatchGroupAggFunction), which is not implemented."""
     users = [spec.user_function for spec in specs if spec.user_function is not None]
-    if not users:
-        return
     unmerged = [f.identity for f in users if not has_method(instance_of(f.implementation), "merge")]
-    how = (f"without merge ({', '.join(unmerged)}), Flink runs it in stream-exec-group-aggregate "
-           f"with MiniBatchGroupAggFunction" if unmerged else
-           "Flink splits it into stream-exec-local-group-aggregate and "
-           "stream-exec-global-group-aggregate, whose accumulators here are built-in ones only")
-    raise UnsupportedSqlError(
-        f"user-defined aggregate functions with table.exec.mini-batch.enabled ({how})",
-        ctx.position.line, ctx.position.column, ctx.position.source)
+    if unmerged:
+        raise UnsupportedSqlError(
+            f"user-defined aggregate functions without merge ({', '.join(unmerged)}) with "
+            f"table.exec.mini-batch.enabled (Flink runs them in stream-exec-group-aggregate with "
+            f"MiniBatchGroupAggFunction, which is not implemented; a function with "
+            f"merge(acc, others) runs in the local and global aggregates)",
+            ctx.position.line, ctx.position.column, ctx.position.source)

@@ -81,6 +81,14 @@ def _initial(call: AggCall) -> Any:
     return 0                           # COUNT
 
 
+def call_value(call: AggCall, row: tuple) -> Any:
+    """What a row hands an aggregate call: a UDAF the tuple of its arguments, COUNT(*) None,
+    others their argument."""
+    if call.function == UDAF:
+        return tuple(row[i] for i in call.args)
+    return row[call.arg] if call.arg is not None else None
+
+
 def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
     """Accumulate (sign 1) or retract (sign -1) one input value into one accumulator (for a
     UDAF, `value` is the tuple of its arguments; its methods change the accumulator in place,
@@ -180,9 +188,7 @@ class GroupAggCore:
         acc.row_count += sign
         for index, call in enumerate(self.p.calls):
             if call.takes(row):
-                value = (tuple(row[i] for i in call.args) if call.function == UDAF
-                         else row[call.arg] if call.arg is not None else None)
-                acc.values[index] = _apply(call, acc.values[index], value, sign)
+                acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
         return self.emit(key, first, before, acc, out)
 
     def emit(self, key: tuple, first: bool, before: tuple, acc: Accumulators,

@@ -20,7 +20,9 @@ On Spark a mini-batch is the micro-batch. Within one, Flink's count trigger
 
 Accumulators travel from the local to the global aggregate as columns: COUNT a BIGINT,
 SUM and AVG the running sum and its count, MIN, MAX and DISTINCT calls their value counts
-(BYTES: the encoded pairs), and the row count last.
+(BYTES: the encoded pairs), a user-defined aggregate function its accumulator (BYTES: the
+value of its declared ACCUMULATOR_TYPE, merged by the function's `merge`), and the row count
+last.
 """
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ from typing import Any, Iterable, Iterator, Optional
 
 from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, normalized
-from .group_aggregate import (AVG, SUM, Accumulators, AggCall, GroupAggCore, GroupAggParams,
-                              _apply, _decode, _encode, _initial)
+from ..functions.data_types import from_state, parse_data_type, to_state
+from .group_aggregate import (AVG, SUM, UDAF, Accumulators, AggCall, GroupAggCore,
+                              GroupAggParams, _apply, _decode, _encode, _initial, call_value)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
 from .processor import Processor
@@ -67,7 +70,10 @@ def acc_columns(call: AggCall) -> int:
 def to_columns(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
     values: list[Any] = []
     for call, value in zip(calls, acc.values):
-        if call.keeps_values:
+        if call.function == UDAF:
+            values.append(pickle.dumps(to_state(value, parse_data_type(call.accumulator_type)),
+                                       protocol=4))
+        elif call.keeps_values:
             values.append(pickle.dumps(sorted(value.items(), key=lambda item: repr(item[0])),
                                        protocol=4))
         elif call.function in (SUM, AVG):
@@ -80,7 +86,11 @@ def to_columns(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
 def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
     values, position = [], 0
     for call in calls:
-        if call.keeps_values:
+        if call.function == UDAF:
+            values.append(from_state(pickle.loads(columns[position]),
+                                     parse_data_type(call.accumulator_type),
+                                     call.function_instance.create_accumulator()))
+        elif call.keeps_values:
             values.append(dict(pickle.loads(columns[position])))
         elif call.function in (SUM, AVG):
             values.append([columns[position], columns[position + 1]])
@@ -91,11 +101,14 @@ def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
 
 
 def merge(calls: tuple[AggCall, ...], acc: Accumulators, other: Accumulators) -> Accumulators:
-    """Flink's AggsHandleFunction.merge: `other`'s accumulators into `acc` (in place)."""
+    """Flink's AggsHandleFunction.merge: `other`'s accumulators into `acc` (in place; a UDAF's
+    by its `merge(acc, others)`, Flink's AggregateFunction contract)."""
     acc.row_count += other.row_count
     for index, call in enumerate(calls):
         mine, theirs = acc.values[index], other.values[index]
-        if call.keeps_values:
+        if call.function == UDAF:
+            call.function_instance.merge(mine, [theirs])
+        elif call.keeps_values:
             for value, count in theirs.items():
                 total = mine.get(value, 0) + count
                 if total == 0:
@@ -134,8 +147,7 @@ def local_bundles(params: LocalAggParams, rows: Iterable[tuple[RowKind, tuple]]
         acc.row_count += sign
         for index, call in enumerate(params.calls):
             if call.takes(row):
-                value = row[call.arg] if call.arg is not None else None
-                acc.values[index] = _apply(call, acc.values[index], value, sign)
+                acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
         count += 1
         if count >= params.size:
             yield from flush_order(bundle, params.key_types)

@@ -364,17 +364,18 @@ def test_non_time_retraction_within_one_sort_key_and_of_an_unknown_row():
 
 
 def test_non_time_skips_the_updates_of_an_unchanged_aggregate():
-    """emitUpdatesForIds / processRemainingElements compare the accumulators (Flink's SUM keeps
-    the sum alone): a row that leaves them as they were updates no later row."""
+    """emitUpdatesForIds / processRemainingElements compare the accumulators (Flink's SUM(x)
+    OVER is COUNT(x) and $SUM0(x)): a row that leaves them as they were updates no other row;
+    a 0 counts, so it updates them, to the same value."""
     params = OverAggParams((AggCall("SUM", 2, False, "BIGINT"),), None, False,
                            sort_key=(1, True, True))   # SUM(ts) OVER (ORDER BY val)
     run = Partitions(params)
     run.feed(ins("k", 1, 10), ins("k", 3, 30))
-    assert run.feed(ins("k", 0, 0)) == [(I, "k", 0, 0, 0)]          # the sum stays 10, 40
     assert run.feed(ins("k", 1, None)) == [(I, "k", 1, None, 10)]   # joins 1: the same sum
     assert run.feed((D, ("k", 1, None))) == [(D, "k", 1, None, 10)]
-    assert run.feed(ins("k", 2, 5)) == [(I, "k", 2, 5, 15), (UB, "k", 3, 30, 40),
-                                        (UA, "k", 3, 30, 45)]
+    assert run.feed(ins("k", 0, None)) == [(I, "k", 0, None, None)]
+    assert run.feed(ins("k", 2, 0)) == [(I, "k", 2, 0, 10), (UB, "k", 3, 30, 40),
+                                        (UA, "k", 3, 30, 40)]
 
 
 def test_non_time_null_sort_keys_come_first_or_last():

@@ -464,10 +464,11 @@ class NonTimeState:
 
 
 def flink_accumulator(call: AggCall, acc) -> object:
-    """What Flink's accumulator of one call holds in an unbounded over aggregate (no
-    retraction): SumAggFunction the sum, AvgAggFunction sum and count, Min/MaxAggFunction the
-    value, the counts their count, a DISTINCT call its inner accumulator over the distinct
-    values. NonTimeRangeUnboundedPrecedingFunction compares these (`prevAcc.equals(currAcc)`)."""
+    """What Flink's accumulators of one call hold in an unbounded over aggregate (no
+    retraction), which NonTimeRangeUnboundedPrecedingFunction compares (`prevAcc.equals(
+    currAcc)`): Calcite plans SUM(x) OVER as COUNT(x) and $SUM0(x) (AVG likewise), so the
+    non-NULL values' sum and count; Min/MaxAggFunction the value; a count its count; a
+    DISTINCT call its inner accumulators over the distinct values."""
     if call.keeps_values:
         if call.function in (MIN, MAX):
             return _result(call, acc)
@@ -475,9 +476,7 @@ def flink_accumulator(call: AggCall, acc) -> object:
         if call.function == COUNT:
             return len(present)
         return (sum(present) if present else None, len(present))
-    if call.function == SUM:
-        return acc[0]
-    if call.function == AVG:
+    if call.function in (SUM, AVG):
         return tuple(acc)
     return acc
 

@@ -146,7 +146,8 @@ class OverRules:
                          f"not supported yet; the frame ends at CURRENT ROW)")
         start, side = spec.args.get("start"), str(spec.args.get("start_side") or "").upper()
         unbounded = isinstance(start, str) and start.upper() == "UNBOUNDED" and side == PRECEDING
-        if non_time and not unbounded:          # StreamExecOverAggregate's TableException
+        # StreamExecOverAggregate's TableException for a bounded frame on a non-time ORDER BY
+        if non_time and side == PRECEDING and not unbounded:
             raise PlanningError(f"{where}: ORDER BY {field.name} ({field.type.text}), no time "
                                 f"attribute: Non-time attribute sort is not supported for "
                                 f"bounded OVER window.")

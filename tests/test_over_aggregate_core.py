@@ -5,6 +5,7 @@ processor's state and timers on a stand-in for transformWithState."""
 from __future__ import annotations
 
 import datetime as dt
+import pickle
 
 import pytest
 
@@ -12,10 +13,10 @@ from streamplan.changelog import OP_COLUMN, RowKind
 from streamplan.errors import NotInsertOnlyError
 from streamplan.runtime.group_aggregate import AggCall
 from streamplan.runtime.over_aggregate import (
-    INPUT_STATE, LAST_TRIGGERING_TS, PROCTIME_RANGE_BOUNDED, PROCTIME_ROWS_BOUNDED,
-    PROCTIME_UNBOUNDED, ROWTIME_RANGE_BOUNDED, ROWTIME_RANGE_UNBOUNDED, ROWTIME_ROWS_BOUNDED,
-    ROWTIME_ROWS_UNBOUNDED, OverAggCore, OverAggParams, OverState, processor_class,
-    state_layout)
+    INPUT_STATE, LAST_TRIGGERING_TS, MIN_ID, NON_TIME_RANGE_UNBOUNDED, PROCTIME_RANGE_BOUNDED,
+    PROCTIME_ROWS_BOUNDED, PROCTIME_UNBOUNDED, ROWTIME_RANGE_BOUNDED, ROWTIME_RANGE_UNBOUNDED,
+    ROWTIME_ROWS_BOUNDED, ROWTIME_ROWS_UNBOUNDED, NonTimeOverCore, NonTimeState, OverAggCore,
+    OverAggParams, OverState, processor_class, state_layout)
 from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
 
 EPOCH = dt.datetime(1970, 1, 1)
@@ -246,3 +247,182 @@ def test_the_processor_fires_due_timers_before_a_batchs_rows():
     assert run.batch(1500, row(2, 1200)) == [(1, 1)]
     assert run.batch(5000) == []
     assert run.store.timers == set()
+
+
+# --- a non-time ORDER BY: NonTimeRangeUnboundedPrecedingFunction -------------------------------
+# Flink's NonTimeRangeUnboundedPrecedingFunctionTest: rows (key, val, ts), SUM(val) OVER
+# (PARTITION BY key ORDER BY val RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW); the
+# expected rows are that test's.
+
+SUM_VAL = (AggCall("SUM", 1, False, "BIGINT"),)
+NON_TIME = OverAggParams(SUM_VAL, None, False, sort_key=(1, True, True))
+I, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
+
+
+class Partitions:
+    """One core, a state per partition key (the key column), row by row."""
+
+    def __init__(self, params: OverAggParams = NON_TIME):
+        self.core = NonTimeOverCore(params)
+        self.states: dict = {}
+
+    def feed(self, *changes) -> list[tuple]:
+        out: list = []
+        for kind, values in changes:
+            self.core.process(self.states.setdefault(values[0], NonTimeState()), kind, values,
+                              out)
+        return [(RowKind.from_code(code), *values) for code, values in out]
+
+
+def ins(*values):
+    return (I, values)
+
+
+def test_the_non_time_function_is_flinks_choice():
+    assert NON_TIME.function == NON_TIME_RANGE_UNBOUNDED
+    assert OverAggParams(SUM_VAL, None, True, sort_key=(1, True, True)).function == \
+        "NonTimeRowsUnboundedPrecedingFunction"
+    with pytest.raises(ValueError, match="bounded OVER window"):
+        OverAggParams(SUM_VAL, None, False, 1000, sort_key=(1, True, True)).function
+
+
+def test_non_time_inserts_in_order_and_out_of_order():
+    """testInsertOnlyRecordsWithCustomSortKey: a row with an earlier sort key updates every
+    later row of its partition."""
+    run = Partitions()
+    assert run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 5, 500),
+                    ins("key1", 6, 600), ins("key2", 1, 100), ins("key2", 2, 200),
+                    ins("key1", 4, 400)) == [
+        (I, "key1", 1, 100, 1), (I, "key1", 2, 200, 3), (I, "key1", 5, 500, 8),
+        (I, "key1", 6, 600, 14), (I, "key2", 1, 100, 1), (I, "key2", 2, 200, 3),
+        (I, "key1", 4, 400, 7), (UB, "key1", 5, 500, 8), (UA, "key1", 5, 500, 12),
+        (UB, "key1", 6, 600, 14), (UA, "key1", 6, 600, 18)]
+
+
+def test_non_time_rows_of_one_sort_key_share_one_value():
+    """testInsertOnlyRecordsWithDuplicateSortKeys: RANGE gives every row of a sort key the
+    same value; a new row of a known key updates the rows before it, then comes itself."""
+    run = Partitions()
+    assert run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 5, 500),
+                    ins("key1", 5, 502), ins("key1", 5, 501), ins("key1", 6, 600),
+                    ins("key2", 1, 100), ins("key2", 2, 200), ins("key1", 2, 203),
+                    ins("key1", 2, 201), ins("key1", 4, 400)) == [
+        (I, "key1", 1, 100, 1), (I, "key1", 2, 200, 3), (I, "key1", 5, 500, 8),
+        (UB, "key1", 5, 500, 8), (UA, "key1", 5, 500, 13), (I, "key1", 5, 502, 13),
+        (UB, "key1", 5, 500, 13), (UA, "key1", 5, 500, 18), (UB, "key1", 5, 502, 13),
+        (UA, "key1", 5, 502, 18), (I, "key1", 5, 501, 18), (I, "key1", 6, 600, 24),
+        (I, "key2", 1, 100, 1), (I, "key2", 2, 200, 3),
+        (UB, "key1", 2, 200, 3), (UA, "key1", 2, 200, 5), (I, "key1", 2, 203, 5),
+        (UB, "key1", 5, 500, 18), (UA, "key1", 5, 500, 20), (UB, "key1", 5, 502, 18),
+        (UA, "key1", 5, 502, 20), (UB, "key1", 5, 501, 18), (UA, "key1", 5, 501, 20),
+        (UB, "key1", 6, 600, 24), (UA, "key1", 6, 600, 26),
+        (UB, "key1", 2, 200, 5), (UA, "key1", 2, 200, 7), (UB, "key1", 2, 203, 5),
+        (UA, "key1", 2, 203, 7), (I, "key1", 2, 201, 7),
+        (UB, "key1", 5, 500, 20), (UA, "key1", 5, 500, 22), (UB, "key1", 5, 502, 20),
+        (UA, "key1", 5, 502, 22), (UB, "key1", 5, 501, 20), (UA, "key1", 5, 501, 22),
+        (UB, "key1", 6, 600, 26), (UA, "key1", 6, 600, 28),
+        (I, "key1", 4, 400, 11), (UB, "key1", 5, 500, 22), (UA, "key1", 5, 500, 26),
+        (UB, "key1", 5, 502, 22), (UA, "key1", 5, 502, 26), (UB, "key1", 5, 501, 22),
+        (UA, "key1", 5, 501, 26), (UB, "key1", 6, 600, 28), (UA, "key1", 6, 600, 32)]
+
+
+def test_non_time_retraction():
+    """testRetractingRecordsWithCustomSortKey: -U removes the row (retracted with its old
+    value as -D, collectDelete) and updates the later rows; +U inserts as +U."""
+    run = Partitions()
+    out = run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 5, 500),
+                   ins("key1", 6, 600), (UB, ("key1", 2, 200)), (UA, ("key1", 3, 200)))
+    assert out[4:] == [
+        (D, "key1", 2, 200, 3), (UB, "key1", 5, 500, 8), (UA, "key1", 5, 500, 6),
+        (UB, "key1", 6, 600, 14), (UA, "key1", 6, 600, 12), (UA, "key1", 3, 200, 4),
+        (UB, "key1", 5, 500, 6), (UA, "key1", 5, 500, 9), (UB, "key1", 6, 600, 12),
+        (UA, "key1", 6, 600, 15)]
+    assert run.feed(ins("key1", 4, 400), (UB, ("key1", 3, 200)), (UA, ("key1", 3, 300))) == [
+        (I, "key1", 4, 400, 8), (UB, "key1", 5, 500, 9), (UA, "key1", 5, 500, 13),
+        (UB, "key1", 6, 600, 15), (UA, "key1", 6, 600, 19),
+        (D, "key1", 3, 200, 4), (UB, "key1", 4, 400, 8), (UA, "key1", 4, 400, 5),
+        (UB, "key1", 5, 500, 13), (UA, "key1", 5, 500, 10), (UB, "key1", 6, 600, 19),
+        (UA, "key1", 6, 600, 16),
+        (UA, "key1", 3, 300, 4), (UB, "key1", 4, 400, 5), (UA, "key1", 4, 400, 8),
+        (UB, "key1", 5, 500, 10), (UA, "key1", 5, 500, 13), (UB, "key1", 6, 600, 16),
+        (UA, "key1", 6, 600, 19)]
+    state = run.states["key1"]
+    assert [key for key, _ in state.sorted_list] == [(1,), (3,), (4,), (5,), (6,)]
+    assert len(state.values) == 5 and state.next_id == MIN_ID + 7
+
+
+def test_non_time_retraction_within_one_sort_key_and_of_an_unknown_row():
+    run = Partitions()
+    run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 2, 201), ins("key1", 5, 500))
+    # the other row of sort key 2 and the later row are updated
+    assert run.feed((D, ("key1", 2, 200))) == [
+        (D, "key1", 2, 200, 5), (UB, "key1", 2, 201, 5), (UA, "key1", 2, 201, 3),
+        (UB, "key1", 5, 500, 10), (UA, "key1", 5, 500, 8)]
+    # no such row, no such sort key: skipped (Flink's numOfIdsNotFound, numOfSortKeysNotFound)
+    assert run.feed((D, ("key1", 2, 999)), (D, ("key1", 9, 900))) == []
+    assert (run.core.ids_not_found, run.core.sort_keys_not_found) == (1, 1)
+
+
+def test_non_time_skips_the_updates_of_an_unchanged_aggregate():
+    """emitUpdatesForIds / processRemainingElements compare the accumulators (Flink's SUM(x)
+    OVER is COUNT(x) and $SUM0(x)): a row that leaves them as they were updates no other row;
+    a 0 counts, so it updates them, to the same value."""
+    params = OverAggParams((AggCall("SUM", 2, False, "BIGINT"),), None, False,
+                           sort_key=(1, True, True))   # SUM(ts) OVER (ORDER BY val)
+    run = Partitions(params)
+    run.feed(ins("k", 1, 10), ins("k", 3, 30))
+    assert run.feed(ins("k", 1, None)) == [(I, "k", 1, None, 10)]   # joins 1: the same sum
+    assert run.feed((D, ("k", 1, None))) == [(D, "k", 1, None, 10)]
+    assert run.feed(ins("k", 0, None)) == [(I, "k", 0, None, None)]
+    assert run.feed(ins("k", 2, 0)) == [(I, "k", 2, 0, 10), (UB, "k", 3, 30, 40),
+                                        (UA, "k", 3, 30, 40)]
+
+
+def test_non_time_null_sort_keys_come_first_or_last():
+    first = Partitions()
+    first.feed(ins("k", 2, 1))
+    assert first.feed(ins("k", None, 2)) == [(I, "k", None, 2, None)]   # before 2; sum NULL
+    last = Partitions(OverAggParams(SUM_VAL, None, False, sort_key=(1, True, False)))
+    last.feed(ins("k", 2, 1))
+    # after 2; the second NULL leaves the sum as it was: no update of the first
+    assert last.feed(ins("k", None, 2), ins("k", None, 3)) == [
+        (I, "k", None, 2, 2), (I, "k", None, 3, 2)]
+
+
+def test_non_time_state_layout_names_flinks_states():
+    layout = state_layout(NON_TIME, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
+                          "STRUCT<rowCount: BIGINT, a0: STRUCT<total: BIGINT, count: BIGINT>>",
+                          "`key`: STRING", "`val`: BIGINT")
+    assert list(layout) == ["idState", "sortedListState", "valueMapState", "accMapState"]
+    assert {spec["ttl"] for spec in layout.values()} == {"processing-time"}
+    assert layout["accMapState"]["key"] == "sortKey STRUCT<`val`: BIGINT>"
+
+
+def test_the_non_time_processor_runs_a_batch_as_the_core_runs_its_rows():
+    """Several rows of one partition in one micro-batch, then another batch from state: the
+    same changelog as the core row by row; each state read once a batch."""
+    names, out_names = ("key", "val", "ts"), ("key", "val", "ts", "sum_val")
+    layout = state_layout(NON_TIME, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
+                          "STRUCT<rowCount: BIGINT, a0: STRUCT<total: BIGINT, count: BIGINT>>",
+                          "`key`: STRING", "`val`: BIGINT")
+    store = Store()
+    store.key = ("key1",)
+    processor = processor_class(NON_TIME)(NON_TIME, layout, names, out_names)
+    processor.init(Handle(store))
+
+    def batch(*changes):
+        rows = [{**dict(zip(names, values)), OP_COLUMN: kind.code} for kind, values in changes]
+        return [(RowKind.from_code(r[OP_COLUMN]), *(r[n] for n in out_names))
+                for r in processor.handleInputRows(("key1",), iter(rows), TimerValues(0))]
+
+    first = [ins("key1", 5, 500), ins("key1", 2, 200), ins("key1", 2, 201), ins("key1", None, 1)]
+    second = [ins("key1", 1, 100), (UB, ("key1", 2, 200)), (UA, ("key1", 6, 200))]
+    expected = Partitions()
+    assert batch(*first) == expected.feed(*first)
+    store.calls.clear()
+    assert batch(*second) == expected.feed(*second)
+    assert store.calls["value.get"] == 2 and store.calls["map.iterator"] == 2
+    assert store.values[("idState", ("key1",))] == pickle.dumps((MIN_ID + 6,))
+    assert sorted(store.maps[("valueMapState", ("key1",))]) == [
+        (MIN_ID + n,) for n in (0, 2, 3, 4, 5)]
+    assert len(store.maps[("accMapState", ("key1",))]) == 5       # NULL, 1, 2, 5, 6

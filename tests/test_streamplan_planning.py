@@ -260,10 +260,12 @@ def test_early_fire_error_points_at_the_hint(env):
     ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R) OR k = 1",
      "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
-    # an aggregate under OVER is an over aggregate, ordered by a time attribute only
-    ("INSERT INTO Snk SELECT k, v, MAX(v) OVER (PARTITION BY k ORDER BY v) FROM L",
-     r"^<script>:1:1: unsupported: ORDER BY v \(\w+\) in an OVER window: a column that is no "
-     r"time attribute"),
+    # an aggregate under OVER is an over aggregate; on a column that is no time attribute
+    # only in a RANGE frame (NonTimeRangeUnboundedPrecedingFunction)
+    ("INSERT INTO Snk SELECT k, v, MAX(v) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN "
+     "UNBOUNDED PRECEDING AND CURRENT ROW) FROM L",
+     r"^<script>:1:1: unsupported: ORDER BY v \(\w+\), no time attribute, in a ROWS frame "
+     r"\(Flink's NonTimeRowsUnboundedPrecedingFunction"),
 ])
 def test_unsupported_constructs_are_named(env, sql, construct):
     with pytest.raises(UnsupportedSqlError, match=construct):

@@ -1,12 +1,17 @@
 """Over aggregation: `agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE
-BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)` (Flink's StreamExecOverAggregate).
+BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)` (Flink's StreamExecOverAggregate),
+and `agg(...) OVER (PARTITION BY k ORDER BY <other column> RANGE BETWEEN UNBOUNDED PRECEDING
+AND CURRENT ROW)`.
 
-The node's output is its input row followed by one result per aggregate call, one output row
-per input row, insert-only. `overSpec` is Flink's OverSpec with one group (Flink refuses
-several: "All aggregates must be computed on the same window"): the partition, the group's
-ORDER BY (one ascending time attribute), ROWS or RANGE, the lower bound (unbounded, or n
-rows / an interval before) and the calls. The runtime picks Flink's process function from
-them (runtime/over_aggregate.py).
+The node's output is its input row followed by one result per aggregate call. `overSpec` is
+Flink's OverSpec with one group (Flink refuses several: "All aggregates must be computed on the
+same window"): the partition, the group's ORDER BY (one ascending column), ROWS or RANGE, the
+lower bound (unbounded, or n rows / an interval before) and the calls. The runtime picks
+Flink's process function from them and from the ORDER BY column's type
+(runtime/over_aggregate.py), as StreamExecOverAggregate's TimeAttribute: on a time attribute
+one output row per input row, insert-only; on any other column (NON_TIME, an unbounded frame
+only) NonTimeRangeUnboundedPrecedingFunction, whose input may be a changelog and whose output
+updates the rows after a new or retracted one.
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from typing import Literal, Optional
 
 from pydantic import model_validator
 
-from ..changelog import INSERT_ONLY
+from ..changelog import ALL_KINDS, INSERT_ONLY, RowKind
 from ..durations import parse_duration_ms
 from ..errors import PlanFormatError
 from ..types import RowType, quote_identifier
@@ -98,7 +103,10 @@ class StreamExecOverAggregate(KeyedNode):
     STATE_DOC = ("per partition key Flink's states of the over function: the accumulators, the "
                  "rows by time not yet emitted or still in a bounded frame, the last fired row "
                  "time, the row count, and a cleanup time (event-time timers per pending row "
-                 "time; the state-retention cleanup from `state` is applied when the key is read)")
+                 "time; the state-retention cleanup from `state` is applied when the key is "
+                 "read); on a non-time ORDER BY the next row id, the sort keys in order with "
+                 "their row ids, the rows by id and the accumulators by sort key, each with "
+                 "the TTL from `state`")
     RUNTIME = "over_aggregate"
     STATE_NAMES = ("overAggregateState",)
     over_spec: OverSpec
@@ -120,14 +128,27 @@ class StreamExecOverAggregate(KeyedNode):
                 *((f"overSpec.groups[0].aggCalls[{n}].filterArg", 0, [call.filter_arg])
                   for n, call in enumerate(calls) if call.filter_arg is not None)]
 
+    @property
+    def non_time(self) -> bool:
+        """Whether the ORDER BY column is no time attribute (Flink's TimeAttribute.NON_TIME;
+        the output row keeps the input's fields and their time attributes)."""
+        field = self.row_type.fields[self.order_index]
+        return not (field.rowtime or field.proctime)
+
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):
-        return INSERT_ONLY
+        # FlinkChangelogModeInferenceProgram: only a non-time ORDER BY updates (and deletes)
+        return ALL_KINDS if self.non_time else INSERT_ONLY
 
     def check_input_changelog(self, inputs, origins) -> None:
-        if inputs[0] != INSERT_ONLY:
-            raise self.unsupported_changes(f"Over aggregate node {self.id}",
-                                           inputs[0] - INSERT_ONLY, origins[0])
+        kinds = inputs[0]
+        if not self.non_time:
+            if kinds != INSERT_ONLY:
+                raise self.unsupported_changes(f"Over aggregate node {self.id}",
+                                               kinds - INSERT_ONLY, origins[0])
+        elif RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+            raise self.unsupported_changes(f"Over aggregate node {self.id}", frozenset(
+                {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
 
     def output_unique_keys(self, inputs, input_keys):
         return input_keys[0]                  # the input row, as it is, and one result
@@ -137,15 +158,26 @@ class StreamExecOverAggregate(KeyedNode):
         return self.over_spec.partition.fields
 
     def _is_rowtime(self, input_row: RowType) -> bool:
+        return input_row.fields[self.order_index].rowtime
+
+    def _sort_key(self, input_row: RowType):
+        """The non-time ORDER BY as the runtime's sort key (index, ascending, NULLs first), None
+        on a time attribute. Flink's StreamExecOverAggregate refuses a bounded frame on it;
+        a ROWS frame runs NonTimeRowsUnboundedPrecedingFunction, which is not implemented."""
         field = input_row.fields[self.order_index]
-        if field.rowtime:
-            return True
-        if field.proctime:
-            return False
-        raise PlanFormatError(
-            f"node {self.id} ('{self.type}'): field 'overSpec.groups[0].orderBy': input field "
-            f"{self.order_index} ({field.name} {field.type.text}) is not a time attribute (OVER "
-            f"windows' ordering in stream mode must be defined on a time attribute.)")
+        if field.rowtime or field.proctime:
+            return None
+        where = (f"node {self.id} ('{self.type}'): field 'overSpec.groups[0]': ORDER BY input "
+                 f"field {self.order_index} ({field.name} {field.type.text}), no time attribute")
+        if self.group.preceding_offset is not None:
+            raise PlanFormatError(f"{where}: Non-time attribute sort is not supported for "
+                                  f"bounded OVER window.")
+        if self.group.is_rows:
+            raise PlanFormatError(f"{where}, in a ROWS frame: Flink's "
+                                  f"NonTimeRowsUnboundedPrecedingFunction, not implemented here "
+                                  f"(a RANGE frame runs NonTimeRangeUnboundedPrecedingFunction)")
+        (order,) = self.group.order_by.fields
+        return (self.order_index, True, not order.null_is_last)
 
     def runtime_params(self, input_row):
         from ..runtime.over_aggregate import OverAggParams
@@ -154,7 +186,8 @@ class StreamExecOverAggregate(KeyedNode):
         rowtime = self._is_rowtime(input_row)
         return OverAggParams(runtime_calls(self.group.agg_calls),
                              self.order_index if rowtime else None, self.group.is_rows,
-                             self.group.preceding_offset, self.state_ttl_ms())
+                             self.group.preceding_offset, self.state_ttl_ms(),
+                             self._sort_key(input_row))
 
     @property
     def time_mode(self) -> str:
@@ -177,4 +210,5 @@ class StreamExecOverAggregate(KeyedNode):
         params = self.runtime_params(row)
         grouping = struct_ddl(row, self.key_indexes()) or f"`{GLOBAL_KEY}`: INT"
         acc = acc_struct_ddl(params.calls, *accumulator_ddls(self.group.agg_calls, row))
-        return self.runtime().state_layout(params, struct_ddl(row), acc, grouping)
+        return self.runtime().state_layout(params, struct_ddl(row), acc, grouping,
+                                           struct_ddl(row, [self.order_index]))

@@ -1,11 +1,13 @@
 """The OVER rule: a query block whose SELECT list holds aggregates over a window,
-`agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE BETWEEN ... AND CURRENT
-ROW)`, becomes (WHERE as a calc) an over aggregate node, whose output is the input row and one
+`agg(...) OVER (PARTITION BY k ORDER BY <column> ROWS|RANGE BETWEEN ... AND CURRENT ROW)`,
+becomes (WHERE as a calc) an over aggregate node, whose output is the input row and one
 result per call (named `w0$o0`, ... as in Flink), and the SELECT list as a calc over it.
 
 As in Flink's StreamExecOverAggregate: every call of the block must share one window (one
-partition, one ORDER BY on an ascending time attribute, one frame); an OVER without a frame
-is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; the upper bound is CURRENT ROW.
+partition, one ascending ORDER BY column, one frame); an OVER without a frame is RANGE
+BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; the upper bound is CURRENT ROW. A column that is
+no time attribute takes an unbounded frame only (Flink refuses a bounded one); of its two
+functions only the RANGE one (NonTimeRangeUnboundedPrecedingFunction) is implemented.
 """
 from __future__ import annotations
 
@@ -133,10 +135,7 @@ class OverRules:
             raise PlanningError(f"{where}: The window can only be ordered in ASCENDING mode.")
         order_index = index(ordered[0].this, "ORDER BY")
         field = row.fields[order_index]
-        if not (field.rowtime or field.proctime):
-            raise refuse(f"ORDER BY {field.name} ({field.type.text}) in an OVER window: a column "
-                         f"that is no time attribute (Flink 2.1's NonTimeRangeUnboundedPreceding"
-                         f"Function; here OVER windows are ordered by a time attribute)")
+        non_time = not (field.rowtime or field.proctime)
         spec = window.args.get("spec")
         if spec is None:
             return partition, order_index, False, (UNBOUNDED_PRECEDING, None, None)
@@ -146,7 +145,17 @@ class OverRules:
             raise refuse(f"an OVER frame ending at {end} (Flink: OVER RANGE FOLLOWING windows are "
                          f"not supported yet; the frame ends at CURRENT ROW)")
         start, side = spec.args.get("start"), str(spec.args.get("start_side") or "").upper()
-        if isinstance(start, str) and start.upper() == "UNBOUNDED" and side == PRECEDING:
+        unbounded = isinstance(start, str) and start.upper() == "UNBOUNDED" and side == PRECEDING
+        # StreamExecOverAggregate's TableException for a bounded frame on a non-time ORDER BY
+        if non_time and side == PRECEDING and not unbounded:
+            raise PlanningError(f"{where}: ORDER BY {field.name} ({field.type.text}), no time "
+                                f"attribute: Non-time attribute sort is not supported for "
+                                f"bounded OVER window.")
+        if non_time and is_rows:
+            raise refuse(f"ORDER BY {field.name} ({field.type.text}), no time attribute, in a ROWS "
+                         f"frame (Flink's NonTimeRowsUnboundedPrecedingFunction; a RANGE frame "
+                         f"runs NonTimeRangeUnboundedPrecedingFunction)")
+        if unbounded:
             return partition, order_index, is_rows, (UNBOUNDED_PRECEDING, None, None)
         if side != PRECEDING:
             raise refuse(f"an OVER frame starting at {spec.sql(dialect='spark')}")

@@ -1,5 +1,6 @@
 """Over aggregation (`agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE
-BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)`), as a transformWithState processor.
+BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)`, and `ORDER BY <other column> RANGE
+BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`), as transformWithState processors.
 
 `OverAggCore` follows the process functions Flink's StreamExecOverAggregate picks
 (flink-table-runtime, operators/over), one function per key, row by row and timer by timer:
@@ -43,17 +44,28 @@ nothing else touched the key in between).
 
 Accumulators are the group aggregate's (runtime/group_aggregate.py: COUNT, SUM, MIN, MAX, AVG,
 DISTINCT, FILTER), which retract exactly, as the bounded functions need.
+
+`NonTimeOverCore` is the eighth function, NonTimeRangeUnboundedPrecedingFunction (Flink 2.1+,
+the ORDER BY column no time attribute; flink-table-runtime 2.3, with
+AbstractNonTimeUnboundedPrecedingOver): no timers; every row of the partition kept under an
+id, the sort keys in order with their ids, the accumulators up to each sort key. Its input may
+be a changelog: a new row emits its value (+I, or +U for an update's new row) and -U/+U for the
+later rows whose aggregate changed; a retracted row emits -D with its old value and the same
+updates. Its four states have state TTL (`NonTimeOverProcessor`).
 """
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, plain, rows_of
-from .group_aggregate import AggCall, Accumulators, _apply, _decode, _encode, _initial, _result
+from .group_aggregate import (AVG, COUNT, MAX, MIN, SUM, AggCall, Accumulators, _apply, _decode,
+                              _encode, _initial, _result)
 from .processor import Processor
+from .rank.top_n import SortField, compare_sort_keys
 from .state_ttl import spark_ttl_ms
 from .timestamps import to_millis
 
@@ -65,6 +77,8 @@ ROWTIME_RANGE_BOUNDED = "RowTimeRangeBoundedPrecedingFunction"
 PROCTIME_UNBOUNDED = "ProcTimeUnboundedPrecedingFunction"
 PROCTIME_ROWS_BOUNDED = "ProcTimeRowsBoundedPrecedingFunction"
 PROCTIME_RANGE_BOUNDED = "ProcTimeRangeBoundedPrecedingFunction"
+NON_TIME_RANGE_UNBOUNDED = "NonTimeRangeUnboundedPrecedingFunction"
+NON_TIME_ROWS_UNBOUNDED = "NonTimeRowsUnboundedPrecedingFunction"     # not implemented here
 
 # Flink's state names
 ACC_STATE = "accState"
@@ -91,8 +105,14 @@ _VALUE_STATES = {
 }
 
 
-def function_of(rowtime: bool, rows: bool, preceding: Optional[int]) -> str:
-    """StreamExecOverAggregate.createUnboundedOverProcessFunction / createBoundedOverProcessFunction."""
+def function_of(rowtime: bool, rows: bool, preceding: Optional[int],
+                non_time: bool = False) -> str:
+    """StreamExecOverAggregate.createUnboundedOverProcessFunction / createBoundedOverProcessFunction
+    (its TimeAttribute: ROW_TIME, PROC_TIME or NON_TIME, the ORDER BY column's type)."""
+    if non_time:
+        if preceding is not None:         # Flink's TableException at translation
+            raise ValueError("Non-time attribute sort is not supported for bounded OVER window.")
+        return NON_TIME_ROWS_UNBOUNDED if rows else NON_TIME_RANGE_UNBOUNDED
     if preceding is None:
         if not rowtime:
             return PROCTIME_UNBOUNDED
@@ -106,17 +126,20 @@ def function_of(rowtime: bool, rows: bool, preceding: Optional[int]) -> str:
 class OverAggParams:
     """`preceding`: Flink's precedingOffset (n + 1 rows for ROWS n PRECEDING, n ms for RANGE
     INTERVAL n PRECEDING), None when unbounded; `ttl_ms`: table.exec.state.ttl (the min
-    retention; the max is 1.5 times it)."""
+    retention; the max is 1.5 times it); `sort_key`: the ORDER BY column when it is no time
+    attribute, as the rank's sort keys (index, ascending, NULLs first), else None."""
 
     calls: tuple[AggCall, ...]
-    rowtime_index: Optional[int]          # None: processing time
+    rowtime_index: Optional[int]          # None: processing time (or no time: `sort_key`)
     rows: bool                            # ROWS (True) or RANGE
     preceding: Optional[int] = None
     ttl_ms: int = 0
+    sort_key: Optional[SortField] = None
 
     @property
     def function(self) -> str:
-        return function_of(self.rowtime_index is not None, self.rows, self.preceding)
+        return function_of(self.rowtime_index is not None, self.rows, self.preceding,
+                           self.sort_key is not None)
 
     @property
     def is_rowtime(self) -> bool:
@@ -149,16 +172,12 @@ class OverState:
         self.timers = timers               # Flink's cleanup leaves registered timers
 
 
-class OverAggCore:
-    """Flink's over process functions for one key (see the module docstring)."""
+class AggsHandle:
+    """The generated AggsHandleFunction of the over functions: accumulators of the calls."""
 
     def __init__(self, params: OverAggParams):
         self.p = params
-        self.function = params.function
-        self.cleaning = params.ttl_ms > 1 and self.function in CLEANUP_TIME
-        self.late_dropped = 0              # Flink's numLateRecordsDropped
 
-    # --- the aggregate handle (AggsHandleFunction) -----------------------------------------
     def create(self) -> Accumulators:
         return Accumulators(0, [_initial(call) for call in self.p.calls])
 
@@ -177,6 +196,16 @@ class OverAggCore:
 
     def value(self, acc: Accumulators) -> tuple:
         return tuple(_result(call, value) for call, value in zip(self.p.calls, acc.values))
+
+
+class OverAggCore(AggsHandle):
+    """Flink's time-attribute over process functions for one key (see the module docstring)."""
+
+    def __init__(self, params: OverAggParams):
+        super().__init__(params)
+        self.function = params.function
+        self.cleaning = params.ttl_ms > 1 and self.function in CLEANUP_TIME
+        self.late_dropped = 0              # Flink's numLateRecordsDropped
 
     def _acc(self, state: OverState) -> Accumulators:
         if state.acc is None:
@@ -406,14 +435,241 @@ class OverAggCore:
             state.clear()
 
 
+# --- the non-time ORDER BY (NonTimeRangeUnboundedPrecedingFunction) ---------------------------
+
+MIN_ID = -2 ** 63                          # Long.MIN_VALUE, the first id (getNextId)
+# The row kind a removed row is retracted with (sendUpdateForChangedRow: collectDelete)
+RETRACTED_ROW_KIND = RowKind.DELETE
+# Flink's state names (AbstractNonTimeUnboundedPrecedingOver.open)
+ID_STATE = "idState"
+SORTED_LIST_STATE = "sortedListState"
+VALUE_MAP_STATE = "valueMapState"
+ACC_MAP_STATE = "accMapState"
+
+
+@dataclass
+class NonTimeState:
+    """One partition's state, Flink's four states: the next id (`idState`), the sort keys in
+    order with the ids of their rows in arrival order (`sortedListState`), the row of each id
+    (`valueMapState`) and the accumulators up to and including each sort key
+    (`accMapState`). `written_accs` / `list_written` record what Flink writes (each write
+    renews the entry's TTL)."""
+
+    next_id: Optional[int] = None
+    sorted_list: list[tuple[tuple, list[int]]] = field(default_factory=list)
+    values: dict[int, tuple] = field(default_factory=dict)
+    accs: dict[tuple, Accumulators] = field(default_factory=dict)
+    written_accs: set[tuple] = field(default_factory=set)
+    list_written: bool = False
+
+
+def flink_accumulator(call: AggCall, acc) -> object:
+    """What Flink's accumulators of one call hold in an unbounded over aggregate (no
+    retraction), which NonTimeRangeUnboundedPrecedingFunction compares (`prevAcc.equals(
+    currAcc)`): Calcite plans SUM(x) OVER as COUNT(x) and $SUM0(x) (AVG likewise), so the
+    non-NULL values' sum and count; Min/MaxAggFunction the value; a count its count; a
+    DISTINCT call its inner accumulators over the distinct values."""
+    if call.keeps_values:
+        if call.function in (MIN, MAX):
+            return _result(call, acc)
+        present = sorted(value for value, count in acc.items() if count > 0)
+        if call.function == COUNT:
+            return len(present)
+        return (sum(present) if present else None, len(present))
+    if call.function in (SUM, AVG):
+        return tuple(acc)
+    return acc
+
+
+class NonTimeOverCore(AggsHandle):
+    """Flink's NonTimeRangeUnboundedPrecedingFunction (and AbstractNonTimeUnboundedPrecedingOver)
+    for one partition key, row by row (`process`, Flink's processElement): +I/+U rows go into
+    the sorted list (insertIntoSortedList), -U/-D rows come out of it (removeFromSortedList);
+    the row's own result is emitted, then -U/+U for every later row whose aggregate changed
+    (processRemainingElements), stopping at the first sort key whose accumulators did not
+    change. RANGE: the rows of one sort key share one value. As Flink's, the state is no
+    cleanup timer but state TTL on each of the four states."""
+
+    def __init__(self, params: OverAggParams):
+        super().__init__(params)
+        self.sort_key = params.sort_key
+        self.sort_keys_not_found = 0       # Flink's numOfSortKeysNotFound
+        self.ids_not_found = 0             # Flink's numOfIdsNotFound
+
+    def process(self, state: NonTimeState, kind: RowKind, row: tuple, out: list[Output]) -> None:
+        """processElement: INSERT / UPDATE_AFTER insert, DELETE / UPDATE_BEFORE remove."""
+        if kind.is_accumulate:
+            self.insert_into_sorted_list(state, kind, row, out)
+        else:
+            self.remove_from_sorted_list(state, row, out)
+
+    # --- helpers of AbstractNonTimeUnboundedPrecedingOver ----------------------------------
+    def key_of(self, row: tuple) -> tuple:
+        return (row[self.sort_key[0]],)
+
+    def find_index_of_sort_key(self, state: NonTimeState, key: tuple,
+                               is_equals: bool) -> tuple[int, bool]:
+        """findIndexOfSortKey: (the first equal or greater sort key's position, whether the
+        key is new there); (-1, True): after the last."""
+        for index, (current, _) in enumerate(state.sorted_list):
+            if is_equals and current == key:
+                return index, True
+            comparison = compare_sort_keys((self.sort_key,), current, key)
+            if comparison == 0:
+                return index, False
+            if comparison > 0:
+                return index, True
+        return -1, True
+
+    def same(self, previous: Optional[Accumulators], current: Accumulators) -> bool:
+        """`prevAcc.equals(currAcc)` on Flink's accumulators (`flink_accumulator`)."""
+        if previous is None:
+            return False
+        return all(flink_accumulator(call, a) == flink_accumulator(call, b)
+                   for call, a, b in zip(self.p.calls, previous.values, current.values))
+
+    def acc_of_prev_row(self, state: NonTimeState, prev_index: int) -> Accumulators:
+        """setAccumulatorOfPrevRow: a copy of the previous sort key's accumulators (fresh
+        ones before the first, or when they are gone)."""
+        if prev_index < 0:
+            return self.create()
+        previous = state.accs.get(state.sorted_list[prev_index][0])
+        return self.create() if previous is None else deepcopy(previous)
+
+    def _put_acc(self, state: NonTimeState, key: tuple, acc: Accumulators) -> None:
+        state.accs[key] = deepcopy(acc)
+        state.written_accs.add(key)
+
+    def _update(self, out: list[Output], row: tuple, before: tuple, after: tuple) -> None:
+        out.append((RowKind.UPDATE_BEFORE.code, row + before))
+        out.append((RowKind.UPDATE_AFTER.code, row + after))
+
+    def emit_updates_for_ids(self, state: NonTimeState, ids: list[int], changed: int,
+                             prev_acc: Optional[Accumulators], curr_acc: Accumulators,
+                             kind: RowKind, changed_row: tuple, out: list[Output]) -> None:
+        """emitUpdatesForIds / sendUpdatesForIds: the changed row's own change, and -U/+U for
+        the other rows of its sort key unless the accumulators stayed the same."""
+        before = self.value(prev_acc if prev_acc is not None else self.create())
+        after = self.value(curr_acc)
+        if self.same(prev_acc, curr_acc):
+            self.send_update_for_changed_row(kind, changed_row, before, after, out)
+            return
+        for index, id_ in enumerate(ids):
+            if index == changed:
+                self.send_update_for_changed_row(kind, changed_row, before, after, out)
+            else:
+                self._update(out, state.values[id_], before, after)
+
+    def send_update_for_changed_row(self, kind: RowKind, row: tuple, before: tuple,
+                                    after: tuple, out: list[Output]) -> None:
+        """sendUpdateForChangedRow: a removed row is retracted with its old value
+        (collectDelete), an inserted one emitted as it came (+I or +U) with the new one."""
+        if kind is RowKind.DELETE:
+            out.append((RETRACTED_ROW_KIND.code, row + before))
+        else:
+            out.append((kind.code, row + after))
+
+    def process_remaining_elements(self, state: NonTimeState, start: int,
+                                   curr_acc: Accumulators, out: list[Output]) -> None:
+        """processRemainingElements: the later sort keys' accumulators again, -U/+U for their
+        rows, until a sort key's accumulators did not change (nor will the rest)."""
+        for key, ids in state.sorted_list[start:]:
+            curr_acc = deepcopy(curr_acc)
+            for id_ in ids:
+                self.accumulate(curr_acc, state.values[id_])
+            prev_acc = state.accs.get(key)
+            if self.same(prev_acc, curr_acc):
+                return
+            before = self.value(prev_acc if prev_acc is not None else self.create())
+            after = self.value(curr_acc)
+            for id_ in ids:
+                self._update(out, state.values[id_], before, after)
+            self._put_acc(state, key, curr_acc)
+
+    # --- NonTimeRangeUnboundedPrecedingFunction --------------------------------------------
+    def insert_into_sorted_list(self, state: NonTimeState, kind: RowKind, row: tuple,
+                                out: list[Output]) -> None:
+        """insertIntoSortedList: a new sort key gets its place and the row its value (emitted
+        as +I, or +U for an update's new row); a known one re-accumulates its rows with the
+        new one last, which all get the new value."""
+        id_ = MIN_ID if state.next_id is None else state.next_id
+        key = self.key_of(row)
+        index, is_insert = self.find_index_of_sort_key(state, key, False)
+        if is_insert:
+            if index == -1:
+                state.sorted_list.append((key, [id_]))
+                index = len(state.sorted_list) - 1
+            else:
+                state.sorted_list.insert(index, (key, [id_]))
+            acc = self.acc_of_prev_row(state, index - 1)
+            self.accumulate(acc, row)
+            out.append((kind.code, row + self.value(acc)))
+        else:
+            ids = state.sorted_list[index][1] + [id_]
+            state.sorted_list[index] = (key, ids)
+            acc = self.acc_of_prev_row(state, index - 1)
+            for other in ids[:-1]:                      # reAccumulateIdsAfterInsert
+                self.accumulate(acc, state.values[other])
+            self.accumulate(acc, row)
+            self.emit_updates_for_ids(state, ids, len(ids) - 1, state.accs.get(key), acc,
+                                      kind, row, out)
+        state.values[id_] = row
+        self._put_acc(state, key, acc)
+        state.list_written = True
+        state.next_id = id_ + 1
+        self.process_remaining_elements(state, index + 1, acc, out)
+
+    def remove_from_sorted_list(self, state: NonTimeState, row: tuple,
+                                out: list[Output]) -> None:
+        """removeFromSortedList: the row is found by its sort key, then among that key's rows
+        by all its values; its old value retracted, the key's other rows and the later ones
+        updated. A row not found is skipped. As Flink's reAccumulateIdsAndGetRemoveIndex,
+        every row equal to it is left out of the key's accumulators and the last of them is
+        removed."""
+        key = self.key_of(row)
+        index, _ = self.find_index_of_sort_key(state, key, True)
+        if index == -1:
+            self.sort_keys_not_found += 1
+            return
+        current, ids = state.sorted_list[index][0], list(state.sorted_list[index][1])
+        acc = self.acc_of_prev_row(state, index - 1)
+        remove_index = -1
+        for position, id_ in enumerate(ids):
+            value = state.values.get(id_)
+            if value == row:
+                remove_index = position
+            elif value is not None:
+                self.accumulate(acc, value)
+        if remove_index == -1:
+            self.ids_not_found += 1
+            return
+        self.emit_updates_for_ids(state, ids, remove_index, state.accs.get(current), acc,
+                                  RowKind.DELETE, row, out)
+        deleted = ids.pop(remove_index)
+        if ids:                                         # removeIdFromSortedList
+            state.sorted_list[index] = (current, ids)
+            index += 1
+        else:
+            del state.sorted_list[index]
+        del state.values[deleted]
+        if ids:
+            self._put_acc(state, current, acc)
+        else:
+            state.accs.pop(current, None)
+        state.list_written = True
+        self.process_remaining_elements(state, index, acc, out)
+
+
 # --- the Spark side ---------------------------------------------------------------------------
 
-def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str,
-                 grouping_ddl: str) -> dict[str, dict[str, str]]:
+def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str, grouping_ddl: str,
+                 sort_key_ddl: Optional[str] = None) -> dict[str, dict[str, str]]:
     """Flink's states of the function: `accState` (the group aggregate's accumulators),
     `inputState` (rows by time) and the function's value states; the state-retention
-    cleanup time; timers in Spark's timer store."""
+    cleanup time; timers in Spark's timer store. A non-time ORDER BY has its own four."""
     f = params.function
+    if f == NON_TIME_RANGE_UNBOUNDED:
+        return non_time_state_layout(row_ddl, acc_ddl, grouping_ddl, sort_key_ddl)
     time_domain = "event time" if params.is_rowtime else "processing time"
     layout = {ACC_STATE: {"kind": "value", "value": f"acc {acc_ddl}", "grouping": grouping_ddl}}
     if f == PROCTIME_UNBOUNDED:
@@ -529,5 +785,82 @@ class OverAggProcessor(Processor):
         return self._run([], timerValues, expiredTimerInfo.getExpiryTimeInMs())
 
 
+def non_time_state_layout(row_ddl: str, acc_ddl: str, grouping_ddl: str,
+                          sort_key_ddl: str) -> dict[str, dict[str, str]]:
+    """AbstractNonTimeUnboundedPrecedingOver's four states, each with state TTL (Flink's
+    StateTtlConfig of table.exec.state.ttl; here Spark's processing-time TTL, renewed by a
+    write): the next id, the sorted list of (sort key, ids), the rows by id, the
+    accumulators by sort key."""
+    ttl = "processing-time"
+    sort_key = f"sortKey STRUCT<{sort_key_ddl}>"
+    return {
+        ID_STATE: {"kind": "value", "value": "v BIGINT", "grouping": grouping_ddl, "ttl": ttl},
+        SORTED_LIST_STATE: {"kind": "value", "ttl": ttl, "value":
+                            f"list ARRAY<STRUCT<sortKey: STRUCT<{sort_key_ddl}>, "
+                            f"ids: ARRAY<BIGINT>>>"},
+        VALUE_MAP_STATE: {"kind": "map", "key": "id BIGINT", "value": f"row STRUCT<{row_ddl}>",
+                          "ttl": ttl},
+        ACC_MAP_STATE: {"kind": "map", "key": sort_key, "value": f"acc {acc_ddl}", "ttl": ttl},
+    }
+
+
+class NonTimeOverProcessor(Processor):
+    """NonTimeRangeUnboundedPrecedingFunction on Spark: a partition's four states read once a
+    batch, its rows through `NonTimeOverCore` in arrival order, and written back what Flink
+    would have written (a map entry only when Flink puts or removes it: a write renews its
+    TTL)."""
+
+    def init(self, handle) -> None:
+        ttl = spark_ttl_ms(self.params.ttl_ms)
+        layout = self.layout
+        self.id_state = handle.getValueState(ID_STATE, layout[ID_STATE]["value"], ttl)
+        self.list_state = handle.getValueState(SORTED_LIST_STATE,
+                                               layout[SORTED_LIST_STATE]["value"], ttl)
+        self.value_state, self.acc_state = (
+            handle.getMapState(name, layout[name]["key"], layout[name]["value"], ttl)
+            for name in (VALUE_MAP_STATE, ACC_MAP_STATE))
+        self.core = NonTimeOverCore(self.params)
+
+    def _load(self) -> NonTimeState:
+        state = NonTimeState()
+        stored = self.id_state.get()
+        state.next_id = None if stored is None else int(stored[0])
+        stored = self.list_state.get()
+        for entry in (stored[0] or []) if stored is not None else []:
+            sort_key, ids = plain(entry)
+            state.sorted_list.append((plain(sort_key), [int(i) for i in ids or []]))
+        for key, (row,) in self.value_state.iterator():
+            state.values[int(plain(key)[0])] = plain(row)
+        for key, stored in self.acc_state.iterator():
+            state.accs[plain(plain(key)[0])] = _decode(stored, self.params.calls)
+        return state
+
+    def _save(self, state: NonTimeState, loaded: NonTimeState) -> None:
+        if state.next_id != loaded.next_id:
+            self.id_state.update((state.next_id,))
+        if state.list_written:
+            self.list_state.update(([(key, ids) for key, ids in state.sorted_list],))
+        for id_ in loaded.values.keys() - state.values.keys():
+            self.value_state.removeKey((id_,))
+        for id_ in state.values.keys() - loaded.values.keys():
+            self.value_state.updateValue((id_,), (state.values[id_],))
+        for key in loaded.accs.keys() - state.accs.keys():
+            self.acc_state.removeKey((key,))
+        for key in state.written_accs & state.accs.keys():
+            self.acc_state.updateValue((key,), _encode(state.accs[key], self.params.calls))
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        loaded = self._load()
+        state = NonTimeState(loaded.next_id, [(k, list(ids)) for k, ids in loaded.sorted_list],
+                             dict(loaded.values), dict(loaded.accs))
+        out: list[Output] = []
+        for kind, row in rows_of(rows, self.input_names):
+            self.core.process(state, kind, row, out)
+        self._save(state, loaded)
+        return emitted(out, self.output_names)
+
+
 def processor_class(params: OverAggParams) -> type[Processor]:
+    if params.function == NON_TIME_RANGE_UNBOUNDED:
+        return NonTimeOverProcessor
     return OverAggProcessor

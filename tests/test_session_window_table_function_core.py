@@ -119,7 +119,7 @@ class Run:
         params = SessionWindowTvfParams(5 * S, 0)
         self.store = store
         self.store.key = (0,)
-        layout = state_layout(params, "`ts`: TIMESTAMP, `v`: STRING")
+        layout = state_layout(params, "`ts`: TIMESTAMP, `v`: STRING", "`__g`: INT")
         self.processor = processor_class(params)(params, layout, NAMES, OUT)
         self.processor.init(Handle(self.store))
 

@@ -24,7 +24,7 @@ from ..changelog import OP_COLUMN
 from ..options import LOCAL_TIME_ZONE
 from ..types import quote_identifier
 from ..durations import parse_duration_ms
-from .keyed import KeyedNode, struct_ddl
+from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 from .window_aggregate import WindowingStrategy, without_watermark
 
@@ -85,7 +85,9 @@ class StreamExecWindowTableFunction(KeyedNode):
         if not self.windowing.window.is_session:
             return {}                   # AlignedWindowTableFunctionOperator keeps no state
         (row,) = inputs
-        return self.runtime().state_layout(self.runtime_params(row), struct_ddl(row))
+        return self.runtime().state_layout(self.runtime_params(row), struct_ddl(row),
+                                           struct_ddl(row, self.key_indexes())
+                                           or f"`{GLOBAL_KEY}`: INT")
 
     # --- TUMBLE, HOP, CUMULATE: stateless -------------------------------------------------
     def window_ends(self, millis):

@@ -33,7 +33,7 @@ from ..changelog import RowKind
 from ..errors import ExecutionError
 from .batch_rows import Output, emitted, plain, rows_of
 from .processor import Processor
-from .session_window_aggregate import SESSION_WINDOW_MAPPING, MergingWindowSet, Window, _window
+from .session_window_aggregate import SESSION_WINDOW_MAPPING, MergingWindowSet, Window, window_of
 from .timestamps import to_millis
 from .window_aggregate import (WINDOW_END, WINDOW_START, WINDOW_TIME, fired, window_properties,
                                window_timers)
@@ -112,16 +112,20 @@ class SessionWindowTvfCore:
 _WINDOW_DDL = "windowStart BIGINT, windowEnd BIGINT"
 
 
-def state_layout(params: SessionWindowTvfParams, row_ddl: str) -> dict[str, dict[str, str]]:
-    """Flink's three states: the counter, the rows per (state window, counter) with their row
-    kind, and the `session-window-mapping`; the key's event-time timers at each in-flight
-    window's end - 2."""
-    return {SESSION_WINDOW_TVF_COUNTER: {"kind": "value", "value": "counter BIGINT"},
+def state_layout(params: SessionWindowTvfParams, row_ddl: str,
+                 grouping_ddl: str) -> dict[str, dict[str, str]]:
+    """Flink's three states, keyed by `grouping_ddl` (the partition keys, or the one global
+    key): the counter, the rows per (state window, counter) with their row kind, and the
+    `session-window-mapping`; the key's event-time timers at each in-flight window's end - 2."""
+    return {SESSION_WINDOW_TVF_COUNTER: {"kind": "value", "value": "counter BIGINT",
+                                         "grouping": grouping_ddl},
             SESSION_WINDOW_TVF_ACC: {"kind": "map", "key": f"{_WINDOW_DDL}, counter BIGINT",
                                      "value": f"kind TINYINT, row STRUCT<{row_ddl}>",
+                                     "grouping": grouping_ddl,
                                      "timers": "event time, in-flight session window end - 2"},
             SESSION_WINDOW_MAPPING: {"kind": "map", "key": _WINDOW_DDL,
-                                     "value": "stateWindowStart BIGINT, stateWindowEnd BIGINT"}}
+                                     "value": "stateWindowStart BIGINT, stateWindowEnd BIGINT",
+                                     "grouping": grouping_ddl}}
 
 
 class SessionWindowTvfProcessor(Processor):
@@ -141,7 +145,7 @@ class SessionWindowTvfProcessor(Processor):
     def _load(self) -> tuple[SessionRows, dict, set]:
         stored = self.counter_state.get()
         state = SessionRows(counter=int(stored[0]) if stored is not None else 0)
-        state.mapping = {_window(k): _window(v) for k, v in self.mapping_state.iterator()}
+        state.mapping = {window_of(k): window_of(v) for k, v in self.mapping_state.iterator()}
         entries = set()
         for key, value in self.acc_state.iterator():
             start, end, order = (int(part) for part in plain(key))

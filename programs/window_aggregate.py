@@ -463,26 +463,20 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
             SESSION_WINDOW_PARTITION_EVENT_TIME, SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE,
-            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE, WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE,
+            WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE,
+            # a session of the whole stream (no PARTITION BY): as in Flink's plans, a stateful
+            # stream-exec-window-table-function under a group aggregate (no window aggregate)
+            SESSION_WINDOW_EVENT_TIME, SESSION_WINDOW_EVENT_TIME_TWO_PHASE,
+            WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE,
             # TWO_PHASE: filed here by Flink's id, their plans hold a local and a global window
             # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET]
 
-_SESSION_TVF = ("SESSION without PARTITION BY under GROUP BY name, window_start, window_end: the "
-                "session is the whole stream's, not a group's, so Flink does not fold it into the "
-                "window aggregate but plans a stateful window table function "
-                "(UnalignedWindowTableFunctionOperator: rows kept until their session fires) under "
-                "a group aggregate (hence the -U/+U rows); stream-exec-window-table-function here "
-                "is stateless and refuses SESSION by name")
-
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
-NOT_PASSING = {
-    SESSION_WINDOW_EVENT_TIME.id: _SESSION_TVF,
-    SESSION_WINDOW_EVENT_TIME_TWO_PHASE.id: _SESSION_TVF,
-}
+NOT_PASSING: dict[str, str] = {}
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
@@ -501,19 +495,4 @@ WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
                      "window_end in 'window_end > ts' below the window aggregate")
     .build())
 
-WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS = (
-    TableTestProgram.of("window-aggregate-refuses-session-of-other-keys", "a session partitioned "
-                        "by other columns than the group keys is no window aggregate: refused "
-                        "by name")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
-                        .build())
-    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
-                      .consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(SESSION(TABLE T, "
-                     "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end",
-                     UnsupportedSqlError, "needs a stateful stream-exec-window-table-function")
-    .build())
-
-FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_SESSION_OF_OTHER_KEYS,
-                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]

@@ -282,4 +282,19 @@ WINDOW_RANK_REFUSES_PROCTIME_ORDER = (
                      "ROW_NUMBER() over windows ordered by a processing-time attribute")
     .build())
 
-FAILING_PROGRAMS = [WINDOW_RANK_REFUSES_PROCTIME_ORDER]
+WINDOW_RANK_REFUSES_SESSION_WINDOW = (
+    TableTestProgram.of("window-rank-refuses-session-window", "a window Top-N over the "
+                        "windows of a SESSION window table function: refused by name")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "rn BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION "
+                     "BY window_start, window_end ORDER BY ts) AS rn FROM TABLE(SESSION(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND))) WHERE rn <= 2", UnsupportedSqlError,
+                     "a window rank or deduplicate partitioned by the window of a SESSION window "
+                     "table function")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_RANK_REFUSES_PROCTIME_ORDER, WINDOW_RANK_REFUSES_SESSION_WINDOW]

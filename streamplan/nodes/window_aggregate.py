@@ -230,9 +230,7 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
         # the time attribute loses the watermark mark that would make Spark filter them first.
         if not self.windowing.is_rowtime:
             return frame
-        rowtime = input_row.names[self.windowing.time_attribute_index]
-        return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime,
-                                                                                metadata={}))
+        return without_watermark(frame, input_row.names[self.windowing.time_attribute_index])
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
@@ -244,6 +242,12 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
 
             return session_layout(layout[WINDOW_AGGS]["grouping"], layout)
         return layout
+
+
+def without_watermark(frame, rowtime: str):
+    """`frame` with its time attribute `rowtime` no longer marked as Spark's event time: late
+    rows are the processor's to drop, as Flink drops them, not Spark's to filter first."""
+    return frame.withColumn(rowtime, frame[quote_identifier(rowtime)].alias(rowtime, metadata={}))
 
 
 def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggCallSpec],

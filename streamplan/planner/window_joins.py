@@ -24,6 +24,7 @@ from ..nodes.common import JoinSpec
 from ..nodes.join import joined_names
 from ..nodes.window_aggregate import FiredWindows, WindowSpec
 from ..nodes.window_join import StreamExecWindowJoin, WindowAttachedWindowing
+from ..errors import UnsupportedSqlError
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..types import RowType, quote_identifier
 from .common import Relation
@@ -92,6 +93,10 @@ class WindowJoinRules:
                 rest.append(pair)
         if not starts or not ends or left_props.window != right_props.window:
             return None
+        if left_props.window.is_session:
+            raise UnsupportedSqlError(
+                "a window join on the windows of SESSION window table functions (needs "
+                "stream-exec-window-join over unaligned windows; not implemented)")
         windowing = [WindowAttachedWindowing(window=props.window, window_start=starts[0][side],
                                              window_end=ends[0][side])
                      for side, props in ((0, left_props), (1, right_props))]

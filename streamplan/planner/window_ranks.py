@@ -86,6 +86,11 @@ class WindowRankRules:
         (start, start_node, spec), (end, end_node, _) = found["WindowStart"], found["WindowEnd"]
         if start_node is not end_node:
             return None
+        if spec.is_session:
+            raise UnsupportedSqlError(
+                "a window rank or deduplicate partitioned by the window of a SESSION window "
+                "table function (needs stream-exec-window-rank / -deduplicate over unaligned "
+                "windows; not implemented)")
         return AttachedWindow(spec, start, end)
 
     def _time_kind(self, node: ExecNode, index: int) -> Optional[str]:

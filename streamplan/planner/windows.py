@@ -2,9 +2,11 @@
 (and `HOP`, `CUMULATE`, each with an optional offset) becomes a relation over `t` that also
 has `window_start`, `window_end` and `window_time`. As Flink plans it, an aggregate grouped by
 `window_start, window_end` consumes the window: the TVF is folded into a
-`stream-exec-window-aggregate` (aggregate_rule.py asks `_window_aggregate` here). Anything else
-over the window (a projection, a filter, a group aggregate by other keys) reads it from a
-`stream-exec-window-table-function` node (`_window_table_function`).
+`stream-exec-window-aggregate` (aggregate_rule.py asks `_window_aggregate` here); a SESSION
+only when the aggregate groups by its partition keys. Anything else over the window (a
+projection, a filter, a group aggregate by other keys, a session of the whole stream) reads it
+from a `stream-exec-window-table-function` node (`_window_table_function`; stateful for a
+SESSION).
 """
 from __future__ import annotations
 
@@ -188,14 +190,11 @@ class WindowRules:
                 f"whose windows no aggregate grouped by window_start, window_end consumes (the "
                 f"window table function runs on event time only)",
                 ctx.position.line, ctx.position.column, ctx.position.source)
-        if window.spec.is_session:
-            raise UnsupportedSqlError(
-                f"SESSION window table function whose sessions no aggregate grouped by its "
-                f"partition keys ({', '.join(window.partition_keys) or 'none'}) and "
-                f"window_start, window_end consumes (needs a stateful "
-                f"stream-exec-window-table-function, Flink's UnalignedWindowTableFunctionOperator)",
-                ctx.position.line, ctx.position.column, ctx.position.source)
         input_row = relation.node.row_type
+        spec = window.spec
+        if spec.is_session:                # the stateful one (UnalignedWindowTableFunctionOperator)
+            spec = spec.model_copy(update={"partition_key_indices": [
+                input_row.names.index(name) for name in window.partition_keys]})
         taken = set(WINDOW_COLUMNS) & set(input_row.names)
         if taken:
             raise PlanningError(f"{ctx.where}: {window.function} adds {', '.join(WINDOW_COLUMNS)}, "
@@ -203,11 +202,11 @@ class WindowRules:
                                 f"the column")
         output = RowType(tuple(input_row.fields) + tuple(window_property_fields()))
         node = self.add(StreamExecWindowTableFunction, [relation.node],
-                        windowing=WindowingStrategy(window=window.spec,
+                        windowing=WindowingStrategy(window=spec,
                                                     time_attribute_index=window.time_index),
                         output_type=output.text,
                         description=f"WindowTableFunction(window=["
-                                    f"{window.spec.describe(window.time_column)}])")
+                                    f"{spec.describe(window.time_column, input_row.names)}])")
         fields = {f.name: f for f in output.fields}
         scope = [ScopeField(f.qualifier, f.name, fields[f.field.name]) for f in relation.scope_fields]
         return Relation(node, scope, relation.names)

@@ -131,7 +131,9 @@ def serve(path: Path) -> None:
                         selector.register(pidfd, selectors.EVENT_READ, ("exit", pidfd))
                         selector.register(client, selectors.EVENT_READ, ("client", pid))
                 elif kind == "client":              # the client died (the JVM killed it)
-                    _kill(data)
+                    if key.fileobj.fileno() == -1:
+                        continue                    # its child's exit, earlier in this batch
+                    _kill(data)                     # of events, closed and unregistered it
                     selector.unregister(key.fileobj)
                 elif kind == "exit":
                     pid, client = children.pop(data)

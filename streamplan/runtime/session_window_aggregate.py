@@ -199,7 +199,7 @@ def state_layout(grouping_ddl: str, slicing_layout: dict) -> dict[str, dict[str,
                                      "grouping": grouping_ddl}}
 
 
-def _window(struct) -> Window:
+def window_of(struct) -> Window:
     start, end = _pair(struct)
     return int(start), int(end)
 
@@ -218,9 +218,9 @@ class SessionWindowAggProcessor(Processor):
     def _run(self, key, rows, watermark: int, firing: Optional[int]) -> Iterator:
         key = tuple(key)[:self.params.key_arity]
         calls = self.params.calls
-        mapping = {_window(k): _window(v) for k, v in self.mapping_state.iterator()}
+        mapping = {window_of(k): window_of(v) for k, v in self.mapping_state.iterator()}
         loaded = dict(mapping)
-        accs = {_window(k): _decode(v, calls) for k, v in self.accs_state.iterator()}
+        accs = {window_of(k): _decode(v, calls) for k, v in self.accs_state.iterator()}
         dirty: set = set()
         out: list[Output] = []
         self.core.fire_due(key, mapping, accs, dirty, watermark, out)

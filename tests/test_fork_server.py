@@ -23,6 +23,13 @@ if os.environ.get("PROBE_PID_FILE"):
     with open(os.environ["PROBE_PID_FILE"], "w") as handle:
         handle.write(str(os.getpid()))
     time.sleep(60)
+if os.environ.get("PROBE_PPID_FILE"):
+    with open(os.environ["PROBE_PPID_FILE"], "w") as handle:
+        handle.write(str(os.getppid()))
+if os.environ.get("PROBE_WAIT_STDIN"):
+    with open(os.environ["PROBE_WAIT_STDIN"], "w") as handle:
+        handle.write(str(os.getpid()))
+    sys.stdin.read()
 if os.environ.get("PROBE_RAISE"):
     raise RuntimeError("probe failed")
 sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
@@ -103,6 +110,32 @@ def test_killing_the_client_kills_its_worker(server, tmp_path):
     held.terminate()                                  # as the JVM destroys a worker process
     held.wait()
     wait_for(lambda: not alive(worker), "the worker to die with its client")
+
+
+def test_a_worker_that_exits_as_its_client_is_killed_leaves_the_server_serving(server, tmp_path):
+    """The JVM kills a driver worker's client as the worker finishes: both events reach the
+    server in one wake-up (held here by stopping the server while both happen); it must
+    handle them in either order and keep serving."""
+    pid_file = tmp_path / "worker.pid"
+    held = subprocess.Popen(CLIENT, env=client_env(server, tmp_path, PROBE_WAIT_STDIN=str(pid_file)),
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for(lambda: pid_file.exists() and pid_file.read_text(), "the worker's pid")
+    worker = int(pid_file.read_text())
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        held.stdin.close()                  # the worker reads end of file and exits,
+        wait_for(lambda: not alive(worker), "the worker to exit")
+        held.kill()                         # then its client dies (the order epoll reports)
+        held.wait()
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    parent = tmp_path / "parent.pid"
+    run = subprocess.run(CLIENT, env=client_env(server, tmp_path, PROBE_EXIT="5",
+                                                PROBE_PPID_FILE=str(parent)),
+                         capture_output=True, text=True)
+    assert run.returncode == 5
+    assert int(parent.read_text()) == server.process.pid, "the server no longer forks workers"
 
 
 def test_the_server_and_its_workers_end_with_the_driver_even_killed(tmp_path):

@@ -35,7 +35,7 @@ from .group_aggregate import AggCall
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import (WINDOW_AGGS, WindowAccumulators, _decode, _encode, _pair,
-                               fired, window_properties, window_timers)
+                               fired, rearm_window_timers, window_properties)
 
 SESSION_WINDOW_MAPPING = "session-window-mapping"
 
@@ -237,12 +237,7 @@ class SessionWindowAggProcessor(Processor):
             if loaded.get(window) != state_window:
                 self.mapping_state.updateValue(window, state_window)
         registered = set(self.handle.listTimers())
-        wanted = window_timers({end for _, end in mapping}, registered, firing)
-        for timer in registered - wanted:
-            if timer != firing:            # Spark deletes the timer it is firing itself
-                self.handle.deleteTimer(timer)
-        for timer in wanted - registered:
-            self.handle.registerTimer(timer)
+        rearm_window_timers(self.handle, {end for _, end in mapping}, registered, firing)
         return emitted(out, self.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

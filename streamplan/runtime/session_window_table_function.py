@@ -35,8 +35,8 @@ from .batch_rows import Output, emitted, plain, rows_of
 from .processor import Processor
 from .session_window_aggregate import SESSION_WINDOW_MAPPING, MergingWindowSet, Window, window_of
 from .timestamps import to_millis
-from .window_aggregate import (WINDOW_END, WINDOW_START, WINDOW_TIME, fired, window_properties,
-                               window_timers)
+from .window_aggregate import (WINDOW_END, WINDOW_START, WINDOW_TIME, fired,
+                               rearm_window_timers, window_properties)
 
 SESSION_WINDOW_TVF_COUNTER = "session-window-tvf-counter"
 SESSION_WINDOW_TVF_ACC = "session-window-tvf-acc"
@@ -176,12 +176,7 @@ class SessionWindowTvfProcessor(Processor):
             if loaded_mapping.get(window) != state_window:
                 self.mapping_state.updateValue(window, state_window)
         registered = set(self.handle.listTimers())
-        wanted = window_timers({end for _, end in state.mapping}, registered, firing)
-        for timer in registered - wanted:
-            if timer != firing:            # Spark deletes the timer it is firing itself
-                self.handle.deleteTimer(timer)
-        for timer in wanted - registered:
-            self.handle.registerTimer(timer)
+        rearm_window_timers(self.handle, {end for _, end in state.mapping}, registered, firing)
         return emitted(out, self.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

@@ -417,6 +417,19 @@ def window_timers(ends: Iterable[int], registered: set[int], firing: Optional[in
     return timers
 
 
+def rearm_window_timers(handle, ends: Iterable[int], registered: set[int],
+                        firing: Optional[int]) -> None:
+    """Leave the key exactly the timers `window_timers` wants for the pending windows `ends`:
+    delete the others (not the one Spark is firing: Spark deletes it itself), register the
+    missing ones."""
+    wanted = window_timers(ends, registered, firing)
+    for timer in registered - wanted:
+        if timer != firing:
+            handle.deleteTimer(timer)
+    for timer in wanted - registered:
+        handle.registerTimer(timer)
+
+
 def timer_window_end(timer: int, is_window_end: Callable[[int], bool]) -> int:
     """The window end a Spark timer of `window_timers` stands for: the timer + 2, or + 1 when
     the timer was re-armed (window ends lie a slice apart, so at most one of them is one)."""
@@ -464,12 +477,7 @@ class WindowAggProcessor(Processor):
                                                                     self.params.calls))
             else:
                 self.slices_state.removeKey((slice_end,))
-        wanted = window_timers(timers, registered, firing)
-        for timer in registered - wanted:
-            if timer != firing:            # Spark deletes the timer it is firing itself
-                self.handle.deleteTimer(timer)
-        for timer in wanted - registered:
-            self.handle.registerTimer(timer)
+        rearm_window_timers(self.handle, timers, registered, firing)
         return emitted(out, self.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

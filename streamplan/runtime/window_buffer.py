@@ -39,7 +39,7 @@ from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, plain, rows_of
 from .processor import Processor
 from .timestamps import to_millis
-from .window_aggregate import fired, timer_window_end, window_timers
+from .window_aggregate import fired, rearm_window_timers, timer_window_end
 
 ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)      # RowDataUtil.isAccumulateMsg
 
@@ -152,12 +152,7 @@ class WindowBufferProcessor(Processor):
                 self.windows_state.updateValue((end,), self.encode(windows[end]))
             else:
                 self.windows_state.removeKey((end,))
-        wanted = window_timers(timers, registered, firing)
-        for timer in registered - wanted:
-            if timer != firing:              # Spark deletes the timer it is firing itself
-                self.handle.deleteTimer(timer)
-        for timer in wanted - registered:
-            self.handle.registerTimer(timer)
+        rearm_window_timers(self.handle, timers, registered, firing)
         return emitted(out, self.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

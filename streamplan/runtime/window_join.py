@@ -29,7 +29,7 @@ from .batch_rows import Output, emitted, plain
 from .join_condition import join_condition
 from .processor import Processor
 from .timestamps import to_millis
-from .window_aggregate import fired, window_timers
+from .window_aggregate import fired, rearm_window_timers
 
 LEFT_RECORDS, RIGHT_RECORDS = "left-records", "right-records"     # Flink's state names
 
@@ -189,12 +189,7 @@ class WindowJoinProcessor(Processor):
                 self.sides[is_left].updateValue((window_end,), (windows[window_end],))
             else:
                 self.sides[is_left].removeKey((window_end,))
-        wanted = window_timers(set(left) | set(right), registered, firing)
-        for timer in registered - wanted:
-            if timer != firing:            # Spark deletes the timer it is firing itself
-                self.handle.deleteTimer(timer)
-        for timer in wanted - registered:
-            self.handle.registerTimer(timer)
+        rearm_window_timers(self.handle, set(left) | set(right), registered, firing)
         return emitted(out, self.params.output_names)
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:

@@ -31,10 +31,11 @@ from typing import Iterator, Optional
 
 from ..changelog import RowKind
 from ..errors import ExecutionError
-from .batch_rows import Output, emitted, plain, rows_of
+from .batch_rows import Output, emitted, plain
 from .processor import Processor
 from .session_window_aggregate import SESSION_WINDOW_MAPPING, MergingWindowSet, Window, window_of
 from .timestamps import to_millis
+from .window_buffer import WatermarkCalls
 from .window_aggregate import (WINDOW_END, WINDOW_START, WINDOW_TIME, fired,
                                rearm_window_timers, window_properties)
 
@@ -128,7 +129,7 @@ def state_layout(params: SessionWindowTvfParams, row_ddl: str,
                                      "grouping": grouping_ddl}}
 
 
-class SessionWindowTvfProcessor(Processor):
+class SessionWindowTvfProcessor(WatermarkCalls, Processor):
     """Loads a key's sessions and rows, fires what is due, runs the rows, writes back what
     changed."""
 
@@ -178,14 +179,6 @@ class SessionWindowTvfProcessor(Processor):
         registered = set(self.handle.listTimers())
         rearm_window_timers(self.handle, {end for _, end in state.mapping}, registered, firing)
         return emitted(out, self.output_names)
-
-    def handleInputRows(self, key, rows, timerValues) -> Iterator:
-        return self._run(rows_of(rows, self.input_names), timerValues.getCurrentWatermarkInMs(),
-                         None)
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return self._run([], timerValues.getCurrentWatermarkInMs(),
-                         expiredTimerInfo.getExpiryTimeInMs())
 
 
 def processor_class(params: SessionWindowTvfParams) -> type:

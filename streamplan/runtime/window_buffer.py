@@ -116,7 +116,20 @@ def window_state_layout(name: str, value_ddl: str) -> dict[str, dict[str, str]]:
                    "timers": "event time, window end - 2"}}
 
 
-class WindowBufferProcessor(Processor):
+class WatermarkCalls:
+    """Spark's calls of a window processor whose `_run(rows, watermark, firing)` does the
+    work: a key's input rows at the current watermark, an expired timer with no rows."""
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        return self._run(rows_of(rows, self.input_names), timerValues.getCurrentWatermarkInMs(),
+                         None)
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
+        return self._run([], timerValues.getCurrentWatermarkInMs(),
+                         expiredTimerInfo.getExpiryTimeInMs())
+
+
+class WindowBufferProcessor(WatermarkCalls, Processor):
     """Loads a key's windows and timers, fires what is due, runs the rows, writes back.
     Subclasses give the core (`CORE`) and how a window's value is stored (`decode`,
     `encode`)."""
@@ -155,10 +168,3 @@ class WindowBufferProcessor(Processor):
         rearm_window_timers(self.handle, timers, registered, firing)
         return emitted(out, self.output_names)
 
-    def handleInputRows(self, key, rows, timerValues) -> Iterator:
-        return self._run(rows_of(rows, self.input_names), timerValues.getCurrentWatermarkInMs(),
-                         None)
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator:
-        return self._run([], timerValues.getCurrentWatermarkInMs(),
-                         expiredTimerInfo.getExpiryTimeInMs())

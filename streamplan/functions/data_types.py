@@ -5,6 +5,7 @@ function's signature compares as text; `state_ddl` is the Spark DDL its state is
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Union
@@ -51,6 +52,13 @@ def parse_data_type(text: str) -> DataType:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a type is text such as 'BIGINT' or 'ROW<sum BIGINT, count INT>', "
                          f"got {text!r}")
+    return _parse_data_type(text)
+
+
+# Aggregate state code asks for an accumulator's type once per value; the types are frozen,
+# so one parse per distinct text serves them all.
+@lru_cache(maxsize=1024)
+def _parse_data_type(text: str) -> DataType:
     stripped = text.strip()
     head, _, rest = stripped.partition("<")
     kind = head.strip().upper()

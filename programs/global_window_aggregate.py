@@ -78,4 +78,45 @@ GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE = (
              "INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
     .build())
 
-PROGRAMS = [GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE]
+# GROUPING SETS ((k), ()) on two-phase hopping windows (10 s sliding by 5 s): the local
+# aggregate's accumulators are keyed by k and the expand id, so a window's total is a group of
+# its own; COUNT(DISTINCT v) of the total merges its slices' distinct values. Slice (0 s, 5 s]
+# (x 1, y 1) fires [-5 s, 5 s) before the restore and is merged into [0 s, 10 s) after it;
+# the end of input fires the last windows.
+GLOBAL_WINDOW_AGGREGATE_GROUPING_SETS_ACROSS_RESTORE = (
+    TableTestProgram.of("global-window-aggregate-grouping-sets-across-restore",
+                        "GROUPING SETS on two-phase hopping windows whose slices straddle the "
+                        "restore: per key and total rows, distinct counts merged across slices")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["x", 1, "2020-10-10 00:00:01"],
+                                                  ["y", 1, "2020-10-10 00:00:03"],
+                                                  ["x", 2, "2020-10-10 00:00:06"])
+                        .producing_after_restore(["y", 3, "2020-10-10 00:00:08"],
+                                                 ["x", 2, "2020-10-10 00:00:11"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "dv BIGINT", "mx INT")
+                      .consuming_before_restore(
+                          "+I[x, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 1, 1]",
+                          "+I[y, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 1, 1]",
+                          "+I[null, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 1, 1]")
+                      .consuming_after_restore(
+                          "+I[x, 2020-10-10T00:00, 2020-10-10T00:00:10, 2, 2]",
+                          "+I[y, 2020-10-10T00:00, 2020-10-10T00:00:10, 2, 3]",
+                          "+I[null, 2020-10-10T00:00, 2020-10-10T00:00:10, 3, 3]",
+                          "+I[x, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 1, 2]",
+                          "+I[y, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 1, 3]",
+                          "+I[null, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 2, 3]",
+                          "+I[x, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 1, 2]",
+                          "+I[null, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 1, 2]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, window_start, window_end, COUNT(DISTINCT v), MAX(v) "
+             "FROM TABLE(HOP(TABLE T, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) "
+             "GROUP BY window_start, window_end, GROUPING SETS ((k), ())")
+    .build())
+
+PROGRAMS = [GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
+            GLOBAL_WINDOW_AGGREGATE_GROUPING_SETS_ACROSS_RESTORE]

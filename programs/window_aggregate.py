@@ -117,6 +117,44 @@ WINDOW_AGGREGATE_SESSION_MERGES_ACROSS_RESTORE = (
              "GROUP BY k, window_start, window_end")
     .build())
 
+# ROLLUP(k) on a tumbling window (one phase): per window a row per key (GROUPING(k) 0) and
+# the window's total (GROUPING(k) 1, k NULL), kept apart from the NULL key's own row by the
+# expand id in the aggregate's key. Window [5 s, 10 s) opens before the restore (x at 6 s) and
+# fires after it with x's and the NULL key's rows; the end of input fires [10 s, 15 s).
+WINDOW_AGGREGATE_ROLLUP_ACROSS_RESTORE = (
+    TableTestProgram.of("window-aggregate-rollup-across-restore",
+                        "ROLLUP on a tumbling window open at the restore: per key and total "
+                        "rows, a NULL key apart from the total")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["x", 1, "2020-10-10 00:00:01"],
+                                                  ["y", 2, "2020-10-10 00:00:02"],
+                                                  ["x", 4, "2020-10-10 00:00:06"])
+                        .producing_after_restore(["x", 8, "2020-10-10 00:00:07"],
+                                                 [None, 16, "2020-10-10 00:00:08"],
+                                                 ["z", 32, "2020-10-10 00:00:12"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "g BIGINT", "cnt BIGINT", "total INT")
+                      .consuming_before_restore(
+                          "+I[x, 2020-10-10T00:00, 2020-10-10T00:00:05, 0, 1, 1]",
+                          "+I[y, 2020-10-10T00:00, 2020-10-10T00:00:05, 0, 1, 2]",
+                          "+I[null, 2020-10-10T00:00, 2020-10-10T00:00:05, 1, 2, 3]")
+                      .consuming_after_restore(
+                          "+I[x, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 0, 2, 12]",
+                          "+I[null, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 0, 1, 16]",
+                          "+I[null, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 1, 3, 28]",
+                          "+I[z, 2020-10-10T00:00:10, 2020-10-10T00:00:15, 0, 1, 32]",
+                          "+I[null, 2020-10-10T00:00:10, 2020-10-10T00:00:15, 1, 1, 32]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, window_start, window_end, GROUPING(k), COUNT(*), SUM(v) "
+             "FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+             "GROUP BY window_start, window_end, ROLLUP(k)")
+    .build())
+
 # A processing-time tumbling window (10 s on PROCTIME(), one phase: Flink plans no two phases
 # on processing time) open at the restore fires after it, on the harness's clock (2024-01-01
 # 00:00:00 at the start, moved by advance_processing_time): a's two rows and the NULL key's
@@ -467,7 +505,7 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             # a session of the whole stream (no PARTITION BY): as in Flink's plans, a stateful
             # stream-exec-window-table-function under a group aggregate (no window aggregate)
             SESSION_WINDOW_EVENT_TIME, SESSION_WINDOW_EVENT_TIME_TWO_PHASE,
-            WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE,
+            WINDOW_AGGREGATE_PROCTIME_ACROSS_RESTORE, WINDOW_AGGREGATE_ROLLUP_ACROSS_RESTORE,
             # TWO_PHASE: filed here by Flink's id, their plans hold a local and a global window
             # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
@@ -495,4 +533,20 @@ WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW = (
                      "window_end in 'window_end > ts' below the window aggregate")
     .build())
 
-FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW]
+WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_IN_SOME_SETS = (
+    TableTestProgram.of("window-aggregate-refuses-window-column-in-some-sets", "window_start "
+                        "in only some grouping sets: refused by name")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "c BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+                     "GROUP BY window_end, GROUPING SETS ((k, window_start), (window_start), ())",
+                     UnsupportedSqlError, "window_start / window_end in only some grouping sets")
+    .build())
+
+FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW,
+                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_IN_SOME_SETS]

@@ -116,9 +116,10 @@ AGG_PHASE_STRATEGY = ConfigOption(
     "Flink's aggregation phase strategy, read by the planner. Group aggregates with mini-batch "
     "(Flink's TwoStageOptimizedAggregateRule): AUTO and TWO_PHASE plan a local and a global "
     "aggregate, ONE_PHASE is refused (Flink's one-phase mini-batch aggregate is not "
-    "implemented). Window aggregates: ONE_PHASE plans one aggregate; TWO_PHASE (local and "
-    "global window aggregates) is refused; AUTO plans one phase here (Flink plans event-time "
-    "window aggregates in two phases at AUTO).",
+    "implemented). Window aggregates (TwoStageOptimizedWindowAggregateRule): AUTO and "
+    "TWO_PHASE plan a local and a global window aggregate for an event-time TUMBLE, HOP or "
+    "CUMULATE window, ONE_PHASE one window aggregate; a SESSION or processing-time window is "
+    "always one phase.",
     choices=("AUTO", "ONE_PHASE", "TWO_PHASE"),
 )
 DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
@@ -126,6 +127,12 @@ DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
     "Whether a distinct aggregate is split into a partial aggregate by a bucket of the "
     "distinct value and a final one (Flink's SplitAggregateRule); not supported yet: planning "
     "a distinct aggregate with it refuses by name.",
+)
+INCREMENTAL_AGG_ENABLED = ConfigOption(
+    "table.optimizer.incremental-agg-enabled", "bool", "true",
+    "Whether a split distinct aggregate under mini-batch merges its partial global and final "
+    "local aggregates into one incremental aggregate (Flink's IncrementalAggregateRule). Only "
+    "read with table.optimizer.distinct-agg.split.enabled, which is not supported yet.",
 )
 
 
@@ -153,7 +160,8 @@ OPTIONS: dict[str, ConfigOption] = {
     for option in (STATE_TTL, SINK_UPSERT_MATERIALIZE, SOURCE_CDC_EVENTS_DUPLICATE,
                    SINK_NOT_NULL_ENFORCER, INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
                    MINIBATCH_ENABLED, MINIBATCH_ALLOW_LATENCY, MINIBATCH_SIZE,
-                   AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, LOCAL_TIME_ZONE)
+                   AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, INCREMENTAL_AGG_ENABLED,
+                   LOCAL_TIME_ZONE)
 }
 _BY_FALLBACK = {fallback: option for option in OPTIONS.values() for fallback in option.fallback_keys}
 

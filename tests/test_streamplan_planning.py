@@ -252,7 +252,8 @@ def test_early_fire_error_points_at_the_hint(env):
 
 
 @pytest.mark.parametrize("sql, construct", [
-    ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY ROLLUP (k, v)", "GROUPING SETS / CUBE / ROLLUP"),
+    ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY k, GROUPING SETS ((v), (v))",
+     r"the grouping set \(k, v\) more than once"),
     ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
     ("INSERT INTO Snk SELECT k, v, COUNT(v) FILTER (WHERE MAX(v) > 'a') FROM L GROUP BY k, v",
      r"aggregate MAX\(v\) in the FILTER of COUNT\(v\)"),

@@ -17,7 +17,9 @@ from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumu
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
 from ..types import Field, RowType, parse_type, quote_identifier
-from .aggregates import AggregateCall, aggregate_calls, is_aggregate, result_type
+from .aggregates import (AggregateCall, aggregate_calls, is_aggregate, is_grouping_function,
+                         result_type)
+from .grouping_sets import GroupingSets, grouping_function, grouping_sets
 from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
                               user_aggregate_spec)
 from .common import QueryContext, Relation, _column, _dedupe
@@ -36,21 +38,21 @@ class AggregateRules:
         scope = Scope(relation.scope_fields, where)
         input_row = relation.node.row_type
         group = select.args.get("group")
-        keys = list(group.expressions) if group else []
-        if group and (group.args.get("grouping_sets") or group.args.get("cube")
-                      or group.args.get("rollup") or any(
-                          isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) for key in keys)):
-            raise UnsupportedSqlError("GROUPING SETS / CUBE / ROLLUP", ctx.position.line,
-                                      ctx.position.column, ctx.position.source)
+        grouping = grouping_sets(list(group.expressions) if group else [],
+                                 lambda key: spark_sql(scope.rewrite(key)), ctx)
         window_keys: list[str] = []
         if relation.window is not None:
-            split = self._window_aggregate(relation, keys, ctx)
+            split = self._window_aggregate(relation, list(grouping.keys), ctx)
             if split is None:               # a group aggregate over the window TVF's rows
                 relation = self._window_table_function(relation, ctx)
                 scope = Scope(relation.scope_fields, where)
                 input_row = relation.node.row_type
             else:
-                keys, window_keys = split
+                grouping = _without_window_keys(grouping, split[0], relation, ctx)
+                window_keys = split[1]
+        grouping = grouping.in_input_order(
+            lambda key: input_row.names.index(scope.resolve(key).name) if plain_column(key) else None)
+        keys = list(grouping.keys)
         having = select.args.get("having")
         items = list(select.expressions)
         calls: list[AggregateCall] = []
@@ -70,6 +72,8 @@ class AggregateRules:
         # and FILTER conditions (a condition as `(c) IS TRUE`, Calcite's boolean NOT NULL
         # column: NULL skips the row like FALSE), in the order of the calls
         key_sql = [self._sql(scope.rewrite(key), input_row, where) for key in keys]
+        # the aggregate groups by the keys and, with grouping sets, the expand id after them
+        key_count = len(keys) + (grouping.sets is not None)
         arg_sql: list[str] = []
 
         def column_of(expression: Optional[exp.Expression], is_filter: bool = False):
@@ -83,7 +87,7 @@ class AggregateRules:
                                         expression=exp.true()), input_row, where)
             if text not in arg_sql:
                 arg_sql.append(text)
-            return len(keys) + arg_sql.index(text)
+            return key_count + arg_sql.index(text)   # in the aggregate's input
 
         if relation.window is not None:
             for expression in [*keys, *(c.argument for c in calls if c.argument is not None),
@@ -120,11 +124,13 @@ class AggregateRules:
         node = self._calc(relation.node, projection, names, condition, where,
                           rowtime=None if proctime else time_name,
                           proctime=time_name if proctime else None)
+        if grouping.sets is not None:
+            node = self._expand_grouping_sets(node, grouping)
         pre_row = node.row_type
         # 2. the aggregate: group keys first, then one result per distinct call
         specs: list[AggCallSpec] = []
         call_columns: dict[str, str] = {}          # call text -> its result column
-        out_names = list(pre_row.names[:len(keys)])
+        out_names = list(pre_row.names[:key_count])
         for call, (arg_index, filter_index) in zip(calls, columns):
             text = call.node.sql(dialect="spark")
             arg_list = (arg_index if isinstance(arg_index, list)
@@ -150,12 +156,12 @@ class AggregateRules:
                                      distinct=call.distinct, filter_arg=filter_index,
                                      type=out_type, user_function=user_function))
             call_columns[text] = name
-        key_fields = [Field(f.name, f.type) for f in pre_row.fields[:len(keys)]]
+        key_fields = [Field(f.name, f.type) for f in pre_row.fields[:key_count]]
         output = RowType(tuple(key_fields + [Field(spec.name, parse_type(spec.type))
                                              for spec in specs]))
         need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
-        grouped = ", ".join(out_names[:len(keys)])
-        selected = ", ".join(out_names[:len(keys)] + [_agg_text(spec, pre_row) for spec in specs])
+        grouped = ", ".join(out_names[:key_count])
+        selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
         if relation.window is not None:
             if any(spec.user_function is not None for spec in specs):
@@ -165,31 +171,39 @@ class AggregateRules:
                     "runs in stream-exec-group-aggregate)", ctx.position.line,
                     ctx.position.column, ctx.position.source)
             time_index = pre_row.index(time_name)
-            agg = self._add_window_aggregate(node, relation, len(keys), specs, window_keys,
-                                             out_names[:len(keys)] + [
+            agg = self._add_window_aggregate(node, relation, key_count, specs, window_keys,
+                                             out_names[:key_count] + [
                                                  _agg_text(spec, pre_row) for spec in specs],
-                                             out_names[:len(keys)], time_index)
+                                             out_names[:key_count], time_index)
             output = agg.row_type
         elif self._two_phase(ctx, specs):
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
-            agg = self._local_global(node, len(keys), specs, out_names, output, need_retraction,
+            agg = self._local_global(node, key_count, specs, out_names, output, need_retraction,
                                      ttls)
         else:
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
             description = (f"GroupAggregate({f'groupBy=[{grouped}], ' if keys else ''}"
                            f"select=[{selected}])")
-            agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(len(keys))),
+            agg = self.add(StreamExecGroupAggregate, [node], grouping=list(range(key_count)),
                            agg_calls=specs, generate_update_before=True,
                            need_retraction=need_retraction, output_type=output.text,
                            description=description, state_ttls=ttls)
         # 3. the calc above: HAVING and the SELECT list, over the keys and the results
         key_columns = {spark_sql(scope.rewrite(key)): output.fields[i].name
                        for i, key in enumerate(keys)}
+        key_texts = list(key_columns)
+        expand_id = output.fields[len(keys)].name if grouping.sets is not None else None
+
+        def key_index(argument: exp.Expression) -> Optional[int]:
+            text = spark_sql(scope.rewrite(argument))
+            return key_texts.index(text) if text in key_texts else None
         for name in window_keys:              # the window columns: the node's properties
             key_columns[spark_sql(scope.rewrite(exp.column(name)))] = name
 
         def over_aggregate(expression: exp.Expression) -> exp.Expression:
             def replace(sub: exp.Expression) -> exp.Expression:
+                if is_grouping_function(sub):
+                    return grouping_function(sub, grouping, key_index, expand_id, where)
                 if isinstance(sub, exp.Filter) or is_aggregate(sub, self.functions):
                     return _column(call_columns[sub.sql(dialect="spark")])
                 if not isinstance(sub, exp.Literal) and not any(
@@ -285,3 +299,23 @@ def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:
     condition = (f" FILTER {pre_row.fields[spec.filter_arg].name}"
                  if spec.filter_arg is not None else "")
     return f"{spec.function}({inner}){condition} AS {spec.name}"
+
+
+def _without_window_keys(grouping: GroupingSets, plain: list[exp.Expression], relation: Relation,
+                         ctx: QueryContext) -> GroupingSets:
+    """A window aggregate's grouping sets over its plain keys: the window columns must be in
+    every set (`GROUP BY window_start, window_end, GROUPING SETS (...)`, as Flink requires),
+    and the window groups by them itself."""
+    window = {i for i, key in enumerate(grouping.keys) if not any(key is p for p in plain)}
+    if grouping.sets is not None:
+        if any(not window <= grouping_set for grouping_set in grouping.sets):
+            raise UnsupportedSqlError(
+                "window_start / window_end in only some grouping sets (a window aggregate "
+                "needs them in every set: GROUP BY window_start, window_end, GROUPING SETS "
+                "(...))", ctx.position.line, ctx.position.column, ctx.position.source)
+        if relation.window.spec.is_session:
+            raise UnsupportedSqlError(
+                "GROUPING SETS / ROLLUP / CUBE on a SESSION window aggregate (its sessions are "
+                "per partition key, which some sets leave out)", ctx.position.line,
+                ctx.position.column, ctx.position.source)
+    return grouping.without(window)

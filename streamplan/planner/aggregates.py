@@ -51,6 +51,12 @@ def udaf_of(node: exp.Expression, functions: Mapping[str, FunctionDefinition]
     return None
 
 
+def is_grouping_function(node: exp.Expression) -> bool:
+    """GROUPING(k) and GROUPING_ID(k, ...): which grouping set a result row belongs to. They
+    make a query block an aggregate, but are no aggregate calls (grouping_sets.py)."""
+    return isinstance(node, (exp.Grouping, exp.GroupingId))
+
+
 def is_aggregate(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> bool:
     return isinstance(node, exp.AggFunc) or udaf_of(node, functions) is not None
 
@@ -62,7 +68,7 @@ def aggregate_calls(expression: exp.Expression,
     is one call, whose condition the planner projects as a column (Flink's filterArg)."""
     calls = []
     for node in expression.walk():
-        if not is_aggregate(node, functions):
+        if not is_aggregate(node, functions) or is_grouping_function(node):
             continue
         ancestors = list(_ancestors(node, expression))
         if any(is_aggregate(parent, functions) for parent in ancestors):

@@ -35,6 +35,7 @@ from ..types import INTEGRAL_TYPES, Field, RowType, quote_identifier
 from .aggregate_rule import AggregateRules
 from .changelog import ChangelogRules, infer_node_changelog
 from .correlates import CorrelateRules
+from .grouping_sets import GroupingSetRules
 from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
@@ -59,7 +60,7 @@ from .windows import WindowRules
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
                   AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, OverRules,
                   ChangelogRules, UnionRules, ValuesRules, LimitRules, TemporalSortRules,
-                  CorrelateRules):
+                  CorrelateRules, GroupingSetRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver

@@ -14,7 +14,8 @@ from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
                                 StreamPlanError, TableEnvironment, advances_event_time,
-                                phased_steps, source_scans, step_layout, step_times)
+                                lookup_joins, phased_steps, source_scans, step_layout,
+                                step_times)
 
 from .batches import chunk_sizes, other_shape
 from .compare import materialized_view, order_diff, rows_diff, view_of_texts
@@ -94,12 +95,41 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
         chunks = ({index: sizes for index, sizes in (chunks or {}).items() if index == 0}
                   | {index: sizes for index, sizes in resumed.items() if index > 0})
     steps = phased_steps(data, tables, end_of_input, event_time, chunks)
+    lookups = lookup_snapshots(plan, program, phases, advances)
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
         return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
-                                data=steps, processing_time_ms=TEST_CLOCK_START_MS,
+                                data=steps, lookups=lookups,
+                                processing_time_ms=TEST_CLOCK_START_MS,
                                 step_times_ms=program_step_times(
                                     program, step_layout(data, tables, end_of_input, event_time,
                                                          chunks), advances))
+
+
+def lookup_snapshots(plan: CompiledPlan, program: TableTestProgram, phases: list[Phase],
+                     advances: list[tuple[int, int, int]]) -> dict[str, list]:
+    """Each lookup table's rows of each phase, holding from the phase's first processing time
+    on: the external table a lookup join reads holds its before-restore rows, then its
+    after-restore rows (Flink's restore tests initialise it so for each run)."""
+    snapshots: dict[str, list] = {}
+    for node in lookup_joins(plan):
+        table = node.temporal_table.identifier
+        if table in snapshots:
+            continue
+        if table not in program.sources:
+            raise ProgramError(f"program {program.id}: the plan looks up table '{table}', which "
+                               f"the program declares no source step for")
+        for index, phase in enumerate(phases):
+            start = TEST_CLOCK_START_MS + sum(ms for at_phase, at, ms in advances
+                                              if at_phase < index or (at_phase == index and at == 0))
+            previous = snapshots.setdefault(table, [])
+            if previous and start <= previous[-1][0]:
+                raise ProgramError(
+                    f"program {program.id}: lookup table '{table}' holds other rows in phase "
+                    f"'{phase}', but processing time does not move where that phase starts, so "
+                    f"no lookup could tell the two apart; begin the phase with "
+                    f"advance_processing_time(...) in a source the query reads")
+            previous.append((start, program.sources[table].feed_rows(phase, node.table_row)))
+    return snapshots
 
 
 def program_step_times(program: TableTestProgram, layout: list,

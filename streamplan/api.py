@@ -202,10 +202,14 @@ class TableEnvironment:
                      data: Optional[dict[str, list[list[FeedRow]]]] = None,
                      end_of_input: bool = True,
                      processing_time_ms: Optional[int] = None,
-                     step_times_ms: Optional[list[int]] = None) -> RunResult:
+                     step_times_ms: Optional[list[int]] = None,
+                     lookups: Optional[dict[str, list[tuple[Optional[int], list[FeedRow]]]]] = None
+                     ) -> RunResult:
         """Run a plan; table data comes from `data` (steps) or each table's 'path' option.
         `processing_time_ms` stops the clock for the run (see PlanExecutor); None: wall clock.
-        `step_times_ms` moves that clock step by step (the batch of step n at its time)."""
+        `step_times_ms` moves that clock step by step (the batch of step n at its time).
+        `lookups`: a lookup table's rows as snapshots, (start ms, rows) in time order, each
+        holding from its start on (the first from any time); by default its 'path' rows."""
         check_changelog(plan)
         checkpoint = Path(checkpoint or self.checkpoint_dir or tempfile.mkdtemp(prefix="ckpt-"))
         output = Path(output or self.output_dir or tempfile.mkdtemp(prefix="out-"))
@@ -219,14 +223,26 @@ class TableEnvironment:
         if from_files:
             feeds.update(phased_steps([from_files], sorted(from_files), end_of_input,
                                       advances_event_time(plan)))
+        lookups = dict(lookups or {})
+        for node in lookup_joins(plan):
+            name = node.temporal_table.identifier
+            if name not in lookups and "path" in node.temporal_table.options:
+                lookups[name] = [(None, read_rows_file(
+                    self._data_path(name, node.temporal_table.options["path"]), node.table_row))]
         return PlanExecutor(plan, self.session(), self.config, processing_time_ms,
-                            step_times_ms).run(checkpoint, output, feeds)
+                            step_times_ms, lookups).run(checkpoint, output, feeds)
 
 
 def source_scans(plan: CompiledPlan) -> list:
     from .nodes.source_scan import StreamExecTableSourceScan
 
     return [node for node in plan.nodes if isinstance(node, StreamExecTableSourceScan)]
+
+
+def lookup_joins(plan: CompiledPlan) -> list:
+    from .nodes.lookup_join import StreamExecLookupJoin
+
+    return [node for node in plan.nodes if isinstance(node, StreamExecLookupJoin)]
 
 
 def normalize_rows(rows: RowsInput, row_type: RowType, where: str) -> list[FeedRow]:

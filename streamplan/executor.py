@@ -173,7 +173,8 @@ class PlanExecutor:
 
     def __init__(self, plan: CompiledPlan, spark, config: Optional[Configuration] = None,
                  processing_time_ms: Optional[int] = None,
-                 step_times_ms: Optional[list[int]] = None):
+                 step_times_ms: Optional[list[int]] = None,
+                 lookups: Optional[dict[str, list[tuple[Optional[int], list[FeedRow]]]]] = None):
         if step_times_ms is not None and processing_time_ms is None:
             raise ValueError("step_times_ms needs a manual clock: give processing_time_ms too")
         self.plan = plan
@@ -181,6 +182,7 @@ class PlanExecutor:
         self.config = config or Configuration()
         self.processing_time_ms = processing_time_ms
         self.step_times_ms = step_times_ms
+        self.lookups = dict(lookups or {})   # lookup table -> [(start ms, rows)], time order
 
     def run(self, checkpoint: Path, output: Path, feeds: dict[str, list[list[FeedRow]]],
             on_progress: Optional[Callable[[str, int], None]] = None) -> RunResult:
@@ -189,7 +191,8 @@ class PlanExecutor:
         with tempfile.TemporaryDirectory(prefix="streamplan-feeds-") as feed_dir:
             feed_files = self._write_feeds(Path(feed_dir), feeds)
             ctx = TranslateContext(self.spark, self.config, feed_files,
-                                   self._scans_feeding_watermarks(), plan=self.plan)
+                                   self._scans_feeding_watermarks(), plan=self.plan,
+                                   lookups=self.lookups)
             frames: dict[int, object] = {}
             result = RunResult()
             for sink in self.plan.sinks:

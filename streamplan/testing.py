@@ -6,7 +6,7 @@ here is internal and may change without notice.
 """
 from __future__ import annotations
 
-from .api import TableEnvironment, explain_plan, normalize_rows, source_scans
+from .api import TableEnvironment, explain_plan, lookup_joins, normalize_rows, source_scans
 from .changelog import FeedRow, RowKind
 from .checkpoints import (CHECKPOINT_MARKER, check_restorable, check_spark_release, last_batch_time_ms,
                           last_log_entry, log_files, written_by)
@@ -55,7 +55,8 @@ def stop_spark_session() -> None:
 
 __all__ = [
     # environments and plans
-    "TableEnvironment", "explain_plan", "source_scans", "normalize_rows", "CompiledPlan",
+    "TableEnvironment", "explain_plan", "source_scans", "lookup_joins", "normalize_rows",
+    "CompiledPlan",
     "load_plan", "read_plan_text", "parse_plan_document", "load_plan_nodes", "build_plan",
     "spark_session",
     # running and changelogs

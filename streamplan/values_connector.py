@@ -96,6 +96,9 @@ VALUES_OPTIONS: dict[str, tuple[str, Optional[Callable[[str], None]]]] = {
     "enable-watermark-push-down": ("'true' or 'false' (a planning hint; ignored)", _boolean),
     "disable-lookup": ("'true' or 'false' (a planning hint; ignored)", _boolean),
     "enable-projection-push-down": ("'true' or 'false' (a planning hint; ignored)", _boolean),
+    # A lookup table that answers asynchronously: its lookup joins record Flink's async
+    # options (the rows are the same).
+    "async": ("'true' or 'false'", _boolean),
 }
 
 

@@ -134,3 +134,18 @@ def test_a_processing_time_join_forgets_rows_older_than_its_window_across_the_re
     assert "+I[7, 2020-04-15 08:00:09, 2020-04-15 08:00:16]" in result.sinks["sink_t"].texts
     with pytest.raises(ExpectationMismatch, match=r"\+I\[3, 2020-04-15 08:00:03, 2020-04-15 08:00:15\]"):
         run_semantic(replace(INTERVAL_JOIN_PROC_TIME, ported_from=None), spark)
+
+
+def test_a_lookup_table_changes_rows_where_the_clock_moves_and_nowhere_else(spark):
+    # the lookup join reads the table's rows of then: its before rows before the advance,
+    # its after rows from the advance on; TINY shows both (its expectations are checked)
+    from programs.lookup_join import TINY, one_key_program
+
+    result = run_semantic(TINY, spark)
+    assert result.sinks["S"].texts == ["+I[1, old]", "+I[1, new]"]
+    # without the advance the two phases share one processing time: no lookup could tell the
+    # table's rows apart, so the program is refused
+    still = one_key_program("lookup-join-still-clock", "the clock stands still", [1])
+    with pytest.raises(ProgramError, match="lookup table 'D' holds other rows in phase 'after', "
+                                           "but processing time does not move"):
+        run_semantic(still, spark)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from streamplan.api import TableEnvironment
-from streamplan.errors import ChangelogModeError, UnsupportedSqlError
+from streamplan.errors import ChangelogModeError, PlanningError, UnsupportedSqlError
 
 pytestmark = pytest.mark.spark
 
@@ -18,6 +18,9 @@ CREATE TABLE Rates (k STRING, rate INT, rt TIMESTAMP(3), WATERMARK FOR rt AS rt,
 CREATE TABLE Changes (id INT, k STRING, ot TIMESTAMP(3), WATERMARK FOR ot AS ot,
   PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'values', 'changelog-mode' = 'I,UA,D');
 CREATE TABLE Out (id INT, rate INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE Dim (k STRING, rate INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'values',
+  'async' = 'true');
+CREATE TABLE NoLookup (k STRING, rate INT) WITH ('connector' = 'values', 'disable-lookup' = 'true');
 """
 
 
@@ -69,11 +72,56 @@ def test_the_temporal_sort_sorts_the_from_clause_and_projects_after_it(env):
      "ProcTimeSortOperator"),
     ("INSERT INTO Out SELECT c.id, r.rate FROM Changes AS c JOIN Rates FOR SYSTEM_TIME AS OF "
      "c.ot AS r ON c.k = r.k", ChangelogModeError, "Temporal join node"),
-    ("INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o JOIN Rates FOR SYSTEM_TIME AS OF o.pt "
-     "AS r ON o.k = r.k", UnsupportedSqlError, "stream-exec-lookup-join"),
+    ("INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o JOIN NoLookup FOR SYSTEM_TIME AS OF "
+     "o.pt AS r ON o.k = r.k", PlanningError, "Processing-time temporal join is not supported"),
+    ("INSERT INTO Out SELECT o.id, d.rate FROM Orders AS o JOIN Dim FOR SYSTEM_TIME AS OF o.pt "
+     "AS d ON o.id < d.rate", PlanningError, r"requires an equality condition on fields of "
+     r"table \[Dim\]"),
+    ("INSERT INTO Out SELECT /*+ LOOKUP('table'='x') */ o.id, d.rate FROM Orders AS o JOIN Dim "
+     "FOR SYSTEM_TIME AS OF o.pt AS d ON o.k = d.k", PlanningError,
+     "the LOOKUP hint names 'x', which is no lookup table of this query"),
+    ("INSERT INTO Out SELECT /*+ LOOKUP('table'='d', 'retry-predicate'='lookup_miss') */ o.id, "
+     "d.rate FROM Orders AS o JOIN Dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.k = d.k",
+     PlanningError, "missing: retry-strategy, fixed-delay, max-attempts"),
+    ("INSERT INTO Out SELECT /*+ LOOKUP('table'='d', 'capacity'='lots') */ o.id, d.rate FROM "
+     "Orders AS o JOIN Dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.k = d.k", PlanningError,
+     "LOOKUP option 'capacity' takes a positive integer, got 'lots'"),
     ("INSERT INTO Out SELECT r.rate, r.rate FROM Rates FOR SYSTEM_TIME AS OF TIMESTAMP "
      "'2024-01-01 00:00:00' AS r", UnsupportedSqlError, "outside a join"),
 ])
 def test_what_the_nodes_cannot_run_is_refused_by_name(env, sql, error, message):
     with pytest.raises(error, match=message):
         env.compile_sql(sql)
+
+
+def test_as_of_the_processing_time_of_a_lookup_table_is_a_lookup_join(env):
+    # Flink's StreamPhysicalLookupJoinRule: the table is no input of the plan; the condition
+    # splits into lookup keys, the table's filter, the pre-filter and the rest
+    plan = env.compile_sql("INSERT INTO Out SELECT o.id, d.rate FROM Orders AS o LEFT JOIN Dim "
+                           "FOR SYSTEM_TIME AS OF o.pt AS d ON UPPER(o.k) = d.k AND d.rate > 1 "
+                           "AND o.id > 0 AND o.id < d.rate")
+    join = node(plan, "stream-exec-lookup-join_1")
+    assert not [n for n in plan.nodes if n.type.startswith("stream-exec-table-source-scan")
+                and n.table.identifier == "Dim"]
+    assert [(key.temporal_index, key.input_index) for key in join.lookup_keys] == [(0, 4)]
+    assert (join.filter_on_temporal_table, join.pre_filter_condition,
+            join.remaining_join_condition) == ("`rate` > 1", "`id` > 0", "`id` < `rate`")
+    assert join.join_type == "LEFT" and list(join.row_type.names[-2:]) == ["k0", "rate"]
+    # the table's 'async' option: Flink's default async options
+    assert (join.async_options.capacity, join.async_options.timeout,
+            join.async_options.output_mode) == (100, "180000 ms", "ORDERED")
+    assert join.retry_options is None
+
+
+def test_the_lookup_hint_is_recorded_in_the_plan(env):
+    plan = env.compile_sql(
+        "INSERT INTO Out SELECT /*+ LOOKUP('table'='d', 'async'='true', 'capacity'='7', "
+        "'output-mode'='allow_unordered', 'timeout'='5s', 'retry-predicate'='lookup_miss', "
+        "'retry-strategy'='fixed_delay', 'fixed-delay'='10s', 'max-attempts'='3') */ o.id, "
+        "d.rate FROM Orders AS o JOIN Dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.k = d.k")
+    join = node(plan, "stream-exec-lookup-join_1")
+    assert join.async_options.model_dump() == {"capacity": 7, "timeout": "5000 ms",
+                                               "output_mode": "ALLOW_UNORDERED"}
+    assert join.retry_options.model_dump() == {
+        "retry_predicate": "lookup_miss", "retry_strategy": "FIXED_DELAY",
+        "retry_fixed_delay": "10000 ms", "retry_max_attempts": 3}

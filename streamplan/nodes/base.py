@@ -212,6 +212,8 @@ class TranslateContext:
     feeds: dict[str, str] = field(default_factory=dict)          # table name -> feed file
     keep_end_of_input: set[int] = field(default_factory=set)     # scan ids feeding a watermark
     plan: Any = None                                             # the CompiledPlan
+    # lookup table name -> its snapshots, (start ms, rows) in time order (lookup_join.py)
+    lookups: dict[str, list] = field(default_factory=dict)
 
     def input_types(self, node: ExecNode) -> list[RowType]:
         return [producer.row_type for producer in self.plan.inputs_of(node)]

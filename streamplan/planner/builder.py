@@ -40,6 +40,7 @@ from .common import QueryContext, _calc_description
 from .hints import check_early_fire_applies, parse_hints
 from .joins import JoinRules
 from .limits import LimitRules
+from .lookup_joins import LookupJoinRules
 from .overs import OverRules
 from .ranks import RankRules
 from .scope import spark_sql
@@ -60,7 +61,7 @@ from .windows import WindowRules
 class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, SubqueryRules, RankRules,
                   AggregateRules, WindowRules, WindowJoinRules, WindowRankRules, OverRules,
                   ChangelogRules, UnionRules, ValuesRules, LimitRules, TemporalSortRules,
-                  CorrelateRules, GroupingSetRules):
+                  CorrelateRules, GroupingSetRules, LookupJoinRules):
     catalog: dict[str, CreateTable]
     config: Configuration
     types: SparkTypeResolver
@@ -170,6 +171,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         relation = self._plan_select(insert.query, ctx, query_row, top_level=True)
         check_early_fire_applies(hints, ctx.interval_joins > 0)
         hints.state_ttl.check_all_used()
+        hints.lookup.check_all_used()
         node = relation.node
         if query_row != sink_row:
             node = self._complete_sink_row(node, insert, sink_row, targets, where)

@@ -2,7 +2,9 @@
 
 * `EARLY_FIRE('delay'='5s'[, 'time-mode'='rowtime'])` on an interval join (FLIP-497);
 * `STATE_TTL('o'='1d', 'c'='12h')` and `JOIN_STATE_TTL(...)`: per-input state TTL of the
-  query's joins and aggregates, keyed by table name or alias (FLIP-292 in the plan).
+  query's joins and aggregates, keyed by table name or alias (FLIP-292 in the plan);
+* `LOOKUP('table'='c', 'async'='true', 'retry-predicate'='lookup_miss', ...)`: how a lookup
+  join calls its table (Flink's LookupJoinHintOptions), recorded in the lookup join's plan.
 
 Anything else is named and rejected.
 """
@@ -18,7 +20,15 @@ from ..sql.ast import Hint
 EARLY_FIRE = "EARLY_FIRE"
 STATE_TTL = "STATE_TTL"
 JOIN_STATE_TTL = "JOIN_STATE_TTL"
-KNOWN_HINTS = (EARLY_FIRE, STATE_TTL, JOIN_STATE_TTL)
+LOOKUP = "LOOKUP"
+KNOWN_HINTS = (EARLY_FIRE, STATE_TTL, JOIN_STATE_TTL, LOOKUP)
+# Flink's LookupJoinHintOptions and what each takes
+_LOOKUP_KEYS = {"table": "a table name or alias", "async": "'true' or 'false'",
+                "output-mode": "'ordered' or 'allow_unordered'",
+                "capacity": "a positive integer", "timeout": "a duration such as '180s'",
+                "retry-predicate": "'lookup_miss'", "retry-strategy": "'fixed_delay'",
+                "fixed-delay": "a duration such as '10s'", "max-attempts": "a positive integer",
+                "shuffle": "'true' or 'false'"}
 _EARLY_FIRE_KEYS = ("delay", "time-mode")
 _TIME_MODES = ("rowtime", "proctime")
 
@@ -60,10 +70,34 @@ class StateTtlHints:
 
 
 @dataclass
+class LookupHints:
+    """LOOKUP hints by the table name or alias their 'table' option names; each must name a
+    lookup table of the query (its lookup join takes it)."""
+
+    by_table: dict[str, Hint] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+
+    def for_table(self, names: tuple[str, ...]) -> Optional[Hint]:
+        for name in names:
+            if name in self.by_table:
+                self.used.add(name)
+                return self.by_table[name]
+        return None
+
+    def check_all_used(self) -> None:
+        for name, hint in self.by_table.items():
+            if name not in self.used:
+                raise PlanningError(f"{hint.position}: the LOOKUP hint names '{name}', which is "
+                                    f"no lookup table of this query (a table joined FOR "
+                                    f"SYSTEM_TIME AS OF a processing-time attribute)")
+
+
+@dataclass
 class QueryHints:
     early_fire: Optional[EarlyFire] = None
     early_fire_hint: Optional[Hint] = None
     state_ttl: StateTtlHints = field(default_factory=StateTtlHints)
+    lookup: LookupHints = field(default_factory=LookupHints)
 
 
 def parse_hints(hints: tuple[Hint, ...]) -> QueryHints:
@@ -78,6 +112,8 @@ def parse_hints(hints: tuple[Hint, ...]) -> QueryHints:
             result.early_fire_hint = hint
         elif hint.name in (STATE_TTL, JOIN_STATE_TTL):
             _add_state_ttl(result.state_ttl, hint, where)
+        elif hint.name == LOOKUP:
+            _add_lookup(result.lookup, hint, where)
         else:
             raise PlanningError(f"{where}: unknown hint '{hint.name}'; supported hints: "
                                 f"{', '.join(KNOWN_HINTS)}")
@@ -105,6 +141,50 @@ def _add_state_ttl(hints: StateTtlHints, hint: Hint, where: str) -> None:
         hints.hint_of[name] = hint
         if hint.name == JOIN_STATE_TTL:
             hints.joins_only.add(name)
+
+
+def _add_lookup(hints: LookupHints, hint: Hint, where: str) -> None:
+    unknown = [key for key in hint.options if key not in _LOOKUP_KEYS]
+    if unknown:
+        raise PlanningError(f"{where}: LOOKUP has unknown option '{unknown[0]}'; its options "
+                            f"are {', '.join(repr(k) for k in _LOOKUP_KEYS)}")
+    table = hint.options.get("table")
+    if not table:
+        raise PlanningError(f"{where}: LOOKUP needs option 'table' (the lookup table's name or "
+                            f"alias), e.g. /*+ LOOKUP('table'='c', 'async'='true') */")
+    if table in hints.by_table:
+        raise PlanningError(f"{where}: two LOOKUP hints name table '{table}'; give one")
+    for key, value in hint.options.items():
+        if not _lookup_value_fits(key, value):
+            raise PlanningError(f"{where}: LOOKUP option '{key}' takes {_LOOKUP_KEYS[key]}, "
+                                f"got '{value}'")
+    retry = [key for key in ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
+             if key in hint.options]
+    if retry and len(retry) != 4:
+        missing = [k for k in ("retry-predicate", "retry-strategy", "fixed-delay", "max-attempts")
+                   if k not in retry]
+        raise PlanningError(f"{where}: a LOOKUP retry needs 'retry-predicate', 'retry-strategy', "
+                            f"'fixed-delay' and 'max-attempts'; missing: {', '.join(missing)}")
+    hints.by_table[table] = hint
+
+
+def _lookup_value_fits(key: str, value: str) -> bool:
+    if key in ("async", "shuffle"):
+        return value.lower() in ("true", "false")
+    if key == "output-mode":
+        return value.lower() in ("ordered", "allow_unordered")
+    if key in ("capacity", "max-attempts"):
+        return value.isdigit() and int(value) > 0
+    if key in ("timeout", "fixed-delay"):
+        try:
+            return parse_duration_ms(value) > 0
+        except ValueError:
+            return False
+    if key == "retry-predicate":
+        return value.lower() == "lookup_miss"
+    if key == "retry-strategy":
+        return value.lower() == "fixed_delay"
+    return True
 
 
 def check_early_fire_applies(hints: QueryHints, has_interval_join: bool) -> None:

@@ -5,7 +5,8 @@ that the ON condition's equalities must cover and a rowtime attribute; `o.rowtim
 probe side's rowtime attribute. A left key that is an expression is computed by a calc in
 front of the join, as Flink's join condition push-down does. Flink's own errors are raised
 for the shapes it refuses (a processing-time AS OF, no primary key, a primary key outside the
-condition, RIGHT and FULL joins).
+condition, RIGHT and FULL joins). `AS OF` a processing-time attribute of a lookup table is a
+lookup join (lookup_joins.py).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ..nodes.temporal_join import StreamExecTemporalJoin
 from ..types import RowType
 from .common import QueryContext, Relation, _conjuncts
 from .joins import _join_fields, _join_type
+from .lookup_joins import is_lookup_table
 from .scope import Scope, ScopeField, spark_sql
 
 
@@ -45,6 +47,17 @@ class TemporalJoinRules:
                                       f"versioned view needs Flink's deduplicate rewrite)",
                                       position.line, position.column, position.source)
         table = self._table(item.name, where, role="source")
+        period = version.args.get("expression")
+        if not isinstance(period, exp.Column):
+            raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF '{spark_sql(period)[:60]}' (only a "
+                                      f"time attribute of the left table)", position.line,
+                                      position.column, position.source)
+        left_time = Scope(left.scope_fields, where).resolve(period)
+        if left_time.proctime:
+            if is_lookup_table(table):       # Flink's StreamPhysicalLookupJoinRule
+                return self._lookup_join(left, join, table, join_type, ctx, pushed)
+            # StreamExecTemporalJoin.createJoinOperator, for a source that is no lookup source
+            raise PlanningError(f"{where}: Processing-time temporal join is not supported yet.")
         plain = item.copy()
         plain.set("version", None)
         right = self._relation(plain, ctx)
@@ -60,22 +73,6 @@ class TemporalJoinRules:
                                 + (f" (the primary key [{', '.join(table.primary_key)}] of "
                                    f"'{table.name}' must be within the ON condition's "
                                    f"equalities)" if table.primary_key else ""))
-        period = version.args.get("expression")
-        if not isinstance(period, exp.Column):
-            raise UnsupportedSqlError(f"FOR SYSTEM_TIME AS OF '{spark_sql(period)[:60]}' (only a "
-                                      f"time attribute of the left table)", position.line,
-                                      position.column, position.source)
-        left_time = Scope(left.scope_fields, where).resolve(period)
-        if left_time.proctime:
-            if table.options.get("disable-lookup", "false").lower() != "true":
-                # Flink's values source is a lookup source: StreamPhysicalLookupJoinRule
-                raise UnsupportedSqlError(
-                    f"FOR SYSTEM_TIME AS OF the processing-time attribute '{period.name}' of a "
-                    f"lookup-capable values table '{table.name}' (Flink plans a lookup join: "
-                    f"stream-exec-lookup-join, not implemented; with 'disable-lookup' = 'true' "
-                    f"Flink refuses it)", position.line, position.column, position.source)
-            # StreamExecTemporalJoin.createJoinOperator, for a source that is no lookup source
-            raise PlanningError(f"{where}: Processing-time temporal join is not supported yet.")
         if not left_time.rowtime:
             raise PlanningError(
                 f"{where}: Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "

@@ -125,3 +125,29 @@ def test_the_lookup_hint_is_recorded_in_the_plan(env):
     assert join.retry_options.model_dump() == {
         "retry_predicate": "lookup_miss", "retry_strategy": "FIXED_DELAY",
         "retry_fixed_delay": "10000 ms", "retry_max_attempts": 3}
+
+
+def test_a_changed_lookup_hint_option_is_plan_drift_against_the_fixture(spark):
+    # the compatibility surface of a lookup join is its plan: the async hint's capacity changed
+    # (2000 -> 100) is a difference from the checked-in fixture's plan (and the program's
+    # golden plan, tests/test_plan_snapshots.py), named by its path
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from harness.runner import compile_program
+    from programs.lookup_join import LOOKUP_JOIN_ASYNC_HINT
+    from streamplan.json_diff import json_changes
+
+    fixture = (Path(__file__).parent.parent / "snapshots" / "lookup-join_1"
+               / LOOKUP_JOIN_ASYNC_HINT.id / "plan" / f"{LOOKUP_JOIN_ASYNC_HINT.id}.json")
+    held = json.loads(fixture.read_text())
+    _, same = compile_program(LOOKUP_JOIN_ASYNC_HINT, spark)
+    assert json_changes(held, json.loads(same.to_json_text())) == []
+    run = LOOKUP_JOIN_ASYNC_HINT.run_step
+    changed_program = replace(LOOKUP_JOIN_ASYNC_HINT, steps=tuple(
+        replace(step, sql=step.sql.replace("'capacity'='2000'", "'capacity'='100'"))
+        if step is run else step for step in LOOKUP_JOIN_ASYNC_HINT.steps))
+    _, changed = compile_program(changed_program, spark)
+    assert json_changes(held, json.loads(changed.to_json_text())) == [
+        "nodes[2].asyncOptions.capacity: 2000 → 100"]

@@ -504,12 +504,38 @@ GROUP_BY_NULL_KEYS = (
     .run_sql("INSERT INTO S SELECT k, g, COUNT(*), SUM(v) FROM T GROUP BY k, g")
     .build())
 
+# SELECT DISTINCT (Flink's Aggregate over the projection: a group aggregate by every column,
+# no calls) over a changelog, NULLs among the values. Before the restore: x's second row has
+# the same (x, 1), emitting nothing. After it: deleting one of x's two rows of (x, 1) and
+# adding y's second row of (y, 0) emit nothing; deleting the other deletes (x, 1); the NULL
+# key's update moves it from (null, 1) to (null, 0).
+GROUP_BY_SELECT_DISTINCT = (
+    TableTestProgram.of("group-aggregate-select-distinct", "SELECT DISTINCT over a changelog: "
+                        "a combination kept before the restore is deleted after it when its "
+                        "last row goes")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("id INT", "a STRING", "b INT")
+                        .add_option("changelog-mode", "I,UB,UA,D")
+                        .producing_before_restore([1, "x", 1], [2, "x", 3], [3, "y", 2],
+                                                  [4, None, 5])
+                        .producing_after_restore({"kind": "-D", "values": [1, "x", 1]},
+                                                 [5, "y", 4],
+                                                 {"kind": "-D", "values": [2, "x", 3]},
+                                                 {"kind": "-U", "values": [4, None, 5]},
+                                                 {"kind": "+U", "values": [4, None, 6]}).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("a STRING", "c INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[x, 1]", "+I[y, 0]", "+I[null, 1]")
+                      .consuming_after_restore("-D[x, 1]", "-D[null, 1]", "+I[null, 0]").build())
+    .run_sql("INSERT INTO S SELECT DISTINCT a, b % 2 AS c FROM T")
+    .build())
+
 PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_HAVING,
             GROUP_BY_GLOBAL, GROUP_BY_RETRACT_INPUT, GROUP_BY_OF_AGGREGATE, GROUP_BY_TYPES,
             GROUP_AGGREGATE_STATE_TTL_HINT, GROUP_BY_STATE_TTL_EXPIRES, GROUP_BY_FILTER,
             GROUP_BY_DISTINCT_RETRACT, GROUP_BY_BATCHED, AGG_WITH_STATE_TTL_HINT,
             GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH,
-            GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE, GROUP_BY_UDF_WITH_MERGE_MINI_BATCH]
+            GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE, GROUP_BY_UDF_WITH_MERGE_MINI_BATCH,
+            GROUP_BY_SELECT_DISTINCT]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

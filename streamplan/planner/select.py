@@ -24,7 +24,6 @@ from .windows import window_tvf_call
 
 # Clauses the planner cannot plan, with the exec node they would need.
 _UNSUPPORTED_CLAUSES = {
-    "distinct": "SELECT DISTINCT (needs stream-exec-group-aggregate)",
     "qualify": "QUALIFY (needs stream-exec-rank)",
     "laterals": "LATERAL VIEW",
 }
@@ -48,6 +47,8 @@ class SelectRules:
                                       ctx.position.column, ctx.position.source)
         if any(select.args.get(clause) for clause in ("order", "limit", "offset")):
             return self._plan_limit(select, ctx, sink_row, top_level)     # limits.py
+        if select.args.get("distinct"):
+            return self._plan_distinct(select, ctx, sink_row, top_level)
         _reject_unsupported(select, ctx.position, ranked=self._ranked_source(select, ctx))
         outer_ctes = ctx.ctes
         if select.args.get("with_"):
@@ -69,6 +70,29 @@ class SelectRules:
             return self._plan_projection(select.expressions, relation, condition, ctx, sink_row)
         finally:
             ctx.ctes = outer_ctes
+
+    def _plan_distinct(self, select: exp.Select, ctx: QueryContext, sink_row: Optional[RowType],
+                       top_level: bool) -> Relation:
+        """SELECT DISTINCT as Flink plans it (Calcite's Aggregate over the projection): the
+        query block without DISTINCT, then a group aggregate grouped by all its columns."""
+        position = ctx.position
+        if select.args["distinct"].args.get("on") is not None:
+            raise UnsupportedSqlError("SELECT DISTINCT ON (...)", position.line, position.column,
+                                      position.source)
+        if (select.args.get("group") or select.args.get("having")
+                or _has_aggregates(select, self.functions) or over_windows(select)):
+            raise UnsupportedSqlError(
+                "SELECT DISTINCT with GROUP BY, HAVING, aggregates or OVER (a distinct of "
+                "computed results: write the query as a subquery in FROM and SELECT DISTINCT "
+                "from it)", position.line, position.column, position.source)
+        inner = select.copy()
+        inner.set("distinct", None)
+        relation = self._plan_select(inner, ctx, None, top_level)
+        columns = [exp.column(exp.to_identifier(name, quoted=True))
+                   for name in relation.node.row_type.names]
+        grouped = exp.Select(expressions=columns).group_by(*(c.copy() for c in columns),
+                                                           copy=False)
+        return self._plan_aggregate(grouped, relation, None, ctx, sink_row, top_level)
 
     def _plan_projection(self, items: list[exp.Expression], relation: Relation,
                          condition: Optional[exp.Expression], ctx: QueryContext,

@@ -257,6 +257,8 @@ def test_early_fire_error_points_at_the_hint(env):
     ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
     ("INSERT INTO Snk SELECT DISTINCT k, v, MAX(v) FROM L GROUP BY k, v",
      "SELECT DISTINCT with GROUP BY, HAVING, aggregates or OVER"),
+    ("INSERT INTO Snk SELECT k, v, v FROM L INTERSECT ALL SELECT k, v, v FROM L",
+     "INTERSECT ALL"),
     ("INSERT INTO Snk SELECT k, v, COUNT(v) FILTER (WHERE MAX(v) > 'a') FROM L GROUP BY k, v",
      r"aggregate MAX\(v\) in the FILTER of COUNT\(v\)"),
     ("INSERT INTO Snk SELECT L.k, L.v, R.w FROM L CROSS JOIN R ON L.k = R.k", "CROSS join with ON"),

@@ -179,7 +179,8 @@ class StreamExecJoin(ExecNode):
                             self.join_spec.non_equi_condition, left_ttl, right_ttl,
                             key_arity=len(self.join_spec.left_keys),
                             condition_names=tuple(joined_names(left_row.names, right_row.names))
-                            if self.join_type.semi_or_anti else ())
+                            if self.join_type.semi_or_anti else (),
+                            filter_nulls=tuple(self.join_spec.filter_nulls))
         output = self.row_type.to_spark().add(OP_COLUMN, T.ByteType(), False)
         processor = JoinProcessor(params, self.state_layout([left_row, right_row]), (),
                                   tuple(self.row_type.names))

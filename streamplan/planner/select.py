@@ -41,6 +41,8 @@ class SelectRules:
             select = select.this
         if isinstance(select, exp.Union):
             return self._plan_union(select, ctx, sink_row, top_level)
+        if isinstance(select, (exp.Intersect, exp.Except)):
+            return self._plan_intersect_except(select, ctx, sink_row, top_level)
         if not isinstance(select, exp.Select):
             kind = type(select).__name__.upper()
             raise UnsupportedSqlError(f"{kind} query (only SELECT)", ctx.position.line,
@@ -242,7 +244,7 @@ def _reject_unsupported(select: exp.Select, position: Position, ranked=None) -> 
             continue
         in_from = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
         nested = isinstance(node, exp.Select) and node is not select and not isinstance(
-            node.parent, (exp.Subquery, exp.CTE, exp.Union))
+            node.parent, (exp.Subquery, exp.CTE, exp.SetOperation))
         if (isinstance(node, exp.Subquery) and not in_from) or nested:
             shown = (node.parent if isinstance(node.parent, (exp.In, exp.Exists)) else node)
             raise UnsupportedSqlError(

@@ -5,6 +5,11 @@ that union under a group aggregate on every column, as Flink plans it (Union(all
 GroupAggregate(groupBy=[all columns])). Column names are the first query's; each column's
 type is the least restrictive of the queries' (Calcite's leastRestrictive): nullable when
 any is, numbers widened, strings to the longest.
+
+`q1 INTERSECT q2` and `q1 EXCEPT q2` are, as Flink plans them (ReplaceIntersectWithSemiJoinRule,
+ReplaceExceptWithAntiJoinRule), a semi or anti join of q1 with q2 on every column compared
+with IS NOT DISTINCT FROM (keys with filterNulls false: NULLs match), under a group aggregate
+on every column; the ALL variants (Flink's replicate_rows table function) are refused.
 """
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from typing import Optional
 from sqlglot import exp
 
 from ..errors import PlanningError, UnsupportedSqlError
+from ..join_type import JoinType
+from ..nodes.common import JoinSpec
+from ..nodes.join import StreamExecJoin
 from ..nodes.union import StreamExecUnion
 from ..types import (NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType,
                      decimal_precision_scale, quote_identifier)
@@ -50,6 +58,44 @@ class UnionRules:
             return relation
         return self._plan_projection([exp.Star()], relation, None, ctx, sink_row)
 
+    def _plan_intersect_except(self, operation: exp.Expression, ctx: QueryContext,
+                               sink_row: Optional[RowType], top_level: bool) -> Relation:
+        position = ctx.position
+        name = "INTERSECT" if isinstance(operation, exp.Intersect) else "EXCEPT"
+        if not operation.args.get("distinct"):
+            raise UnsupportedSqlError(f"{name} ALL (Flink's replicate_rows table function over a "
+                                      f"union and an aggregate)", position.line, position.column,
+                                      position.source)
+        for clause, construct in (("order", "ORDER BY"), ("limit", "LIMIT"), ("offset", "OFFSET")):
+            if operation.args.get(clause):
+                raise UnsupportedSqlError(f"{construct} on {name} (needs stream-exec-sort-limit "
+                                          f"over it)", position.line, position.column,
+                                          position.source)
+        relations = [self._plan_select(query, ctx)
+                     for query in (operation.this, operation.expression)]
+        row = _union_row(relations, ctx.where, name)
+        left, right = (Relation(self._cast_to(relation, row, ctx.where), relation.scope_fields,
+                                relation.names) for relation in relations)
+        join_type = JoinType.SEMI if name == "INTERSECT" else JoinType.ANTI
+        keys = list(range(len(row.fields)))
+        right_names = right.node.row_type.names
+        condition = ", ".join(
+            f"OR(=({left_name}, {right_name}), AND(IS NULL({left_name}), IS NULL({right_name})))"
+            for left_name, right_name in zip(row.names, right_names))
+        node = self.add(StreamExecJoin, [left.node, right.node],
+                        join_spec=JoinSpec(join_type=join_type.value, left_keys=keys,
+                                           right_keys=keys, filter_nulls=[False] * len(keys)),
+                        left_unique_keys=self.unique_keys[left.node.id],
+                        right_unique_keys=self.unique_keys[right.node.id],
+                        output_type=left.node.row_type.text,
+                        description=f"Join(joinType=[{join_type.label}], where=[AND({condition})], "
+                                    f"select=[{', '.join(left.node.row_type.names)}])")
+        fields = node.row_type.fields
+        relation = Relation(node, [ScopeField("", f.name, f) for f in fields])
+        columns = [_column(name) for name in node.row_type.names]
+        grouped = exp.Select(expressions=[c.copy() for c in columns]).group_by(*columns)
+        return self._plan_aggregate(grouped, relation, None, ctx, sink_row, top_level)
+
     def _cast_to(self, relation: Relation, row: RowType, where: str):
         """The relation's node, under a calc casting its columns to `row`'s types where they
         differ (other than by nullability)."""
@@ -78,11 +124,11 @@ def _same_type(a: SqlType, b: SqlType) -> bool:
     return (a.name, a.params) == (b.name, b.params)
 
 
-def _union_row(relations: list[Relation], where: str) -> RowType:
+def _union_row(relations: list[Relation], where: str, operation: str = "UNION") -> RowType:
     rows = [relation.node.row_type for relation in relations]
     widths = {len(row.fields) for row in rows}
     if len(widths) > 1:
-        raise PlanningError(f"{where}: the queries of a UNION have different numbers of columns "
+        raise PlanningError(f"{where}: the queries of a {operation} have different numbers of columns "
                             f"({', '.join(str(len(row.fields)) for row in rows)}); each must "
                             f"select as many")
     fields = []
@@ -93,7 +139,7 @@ def _union_row(relations: list[Relation], where: str) -> RowType:
             common = _least_restrictive(sql_type, other.type)
             if common is None:
                 raise PlanningError(
-                    f"{where}: column {index + 1} of the UNION ('{first.name}') is "
+                    f"{where}: column {index + 1} of the {operation} ('{first.name}') is "
                     f"{sql_type.text} in one query and {other.type.text} in another, which have "
                     f"no common type; CAST one of them")
             sql_type = common

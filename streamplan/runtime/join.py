@@ -62,6 +62,9 @@ class JoinParams:
     key_arity: int = 1                 # join key columns (a join without keys has one constant)
     condition_names: tuple[str, ...] = ()   # the condition's columns (left + right) when they
                                             # are not the output's (a semi or anti join)
+    # per join key: whether a NULL matches nothing (Flink's filterNulls); False for a key
+    # compared with IS NOT DISTINCT FROM (INTERSECT, EXCEPT). Empty: every key filters.
+    filter_nulls: tuple[bool, ...] = ()
 
 
 @dataclass
@@ -335,7 +338,9 @@ class JoinProcessor(Processor):
             decoded.append((is_left, kind, plain(row[LEFT_ROW] if is_left else row[RIGHT_ROW])))
         # Arrival order (see runtime.batch_rows) within each side, the left side first.
         decoded.sort(key=lambda item: not item[0])
-        keys_match = all(part is not None for part in tuple(key)[:self.params.key_arity])
+        filters = self.params.filter_nulls or (True,) * self.params.key_arity
+        keys_match = all(part is not None or not filtered
+                         for part, filtered in zip(tuple(key)[:self.params.key_arity], filters))
         left, right = self.left.load(), self.right.load()
         out: list[Output] = []
         for is_left, kind, values in decoded:

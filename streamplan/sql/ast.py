@@ -89,7 +89,8 @@ class Hint:
 @dataclass(frozen=True)
 class Insert:
     target: str
-    query: exp.Select | exp.Union  # sqlglot tree, Spark dialect: a SELECT or UNION [ALL]
+    query: exp.Select | exp.SetOperation  # sqlglot tree, Spark dialect: a SELECT or a set
+                                          # operation (UNION [ALL], INTERSECT, EXCEPT)
     hints: tuple[Hint, ...]
     position: Position
     text: str                      # the statement text as written

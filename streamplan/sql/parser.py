@@ -754,19 +754,20 @@ def _on_conflict(cur: _Cursor, tokens: list[Token]) -> tuple[list[Token], str | 
     return tokens, None
 
 
-def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select | exp.Union:
-    """The query is a SELECT (optionally with WITH), or a UNION [ALL] of queries, each maybe in
-    parentheses; other set operations are rejected."""
+def _parse_query(src: SourceText, tokens: list[Token]) -> exp.Select | exp.SetOperation:
+    """The query is a SELECT (optionally with WITH), or a set operation (UNION [ALL],
+    INTERSECT, EXCEPT) of queries, each maybe in parentheses; anything else is rejected."""
     tree = _parse_fragment(src, tokens)
     while isinstance(tree, exp.Subquery) and not tree.alias and isinstance(
-            tree.this, (exp.Select, exp.Union, exp.Subquery)):
+            tree.this, (exp.Select, exp.SetOperation, exp.Subquery)):
         tree = tree.this
-    if isinstance(tree, (exp.Select, exp.Union)):
+    if isinstance(tree, (exp.Select, exp.SetOperation)):
         return tree
     kind = _QUERY_KINDS.get(type(tree), f"{tree.key.upper()} query")
     at = next((t.start for t in _top_level(tokens) if t.is_word(kind)), tokens[0].start)
     raise src.unsupported(f"{kind} in INSERT INTO", at,
-                          "The query of an INSERT is a SELECT or a UNION [ALL] of SELECTs.")
+                          "The query of an INSERT is a SELECT or a set operation (UNION [ALL], "
+                          "INTERSECT, EXCEPT) of SELECTs.")
 
 
 def _is_punct(token: Token | None, punct: str) -> bool:

@@ -517,7 +517,15 @@ PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_REST
             OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_AVG_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_NO_PARTITION_BY,
             OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_PRIMARY_KEY,
-            OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY]
+            OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SORT_BY_KEY,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_PRIMARY_KEY,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_APPEND_MODE,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_AVG_APPEND_MODE,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_MULTIPLE_AGGS_APPEND_MODE,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_NO_PARTITION_BY]
 
 # Ported, not passing: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md). Both expect rows of the function as it was at 07d57de7e113, which
@@ -563,17 +571,6 @@ NOT_PASSING.update({
     for program in (
         OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK,
         OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK)})
-_ROWS_NOT_IMPLEMENTED = ("ROWS frame over a non-time ORDER BY "
-                         "(NonTimeRowsUnboundedPrecedingFunction) not implemented")
-for _program in (OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SORT_BY_KEY,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_PRIMARY_KEY,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_APPEND_MODE,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_AVG_APPEND_MODE,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_MULTIPLE_AGGS_APPEND_MODE,
-                 OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_NO_PARTITION_BY):
-    NOT_PASSING[_program.id] = _ROWS_NOT_IMPLEMENTED
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
@@ -591,16 +588,6 @@ OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED = (
                      "Non-time attribute sort is not supported for bounded OVER window.")
     .build())
 
-OVER_AGGREGATE_REFUSES_NON_TIME_ROWS = (
-    TableTestProgram.of("over-aggregate-refuses-non-time-rows", "ROWS UNBOUNDED PRECEDING on a "
-                        "column that is no time attribute (Flink's "
-                        "NonTimeRowsUnboundedPrecedingFunction, not implemented): refused by name")
-    .setup_table_source(_T).setup_table_sink(_A)
-    .run_failing_sql("INSERT INTO A SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY v ROWS "
-                     "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM T", UnsupportedSqlError,
-                     "NonTimeRowsUnboundedPrecedingFunction")
-    .build())
-
 OVER_AGGREGATE_REFUSES_TWO_WINDOWS = (
     TableTestProgram.of("over-aggregate-refuses-two-windows", "two different OVER windows in "
                         "one SELECT: refused by name")
@@ -614,5 +601,4 @@ OVER_AGGREGATE_REFUSES_TWO_WINDOWS = (
                      "each needs its own stream-exec-over-aggregate")
     .build())
 
-FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_NON_TIME_ROWS,
-                    OVER_AGGREGATE_REFUSES_TWO_WINDOWS]
+FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_TWO_WINDOWS]

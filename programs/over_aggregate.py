@@ -547,11 +547,11 @@ NOT_PASSING = {
         "of val 2 arrives (-U[key1, 2, 200, 4], +U[key1, 2, 200, 6]); the program's "
         "before-restore rows lack these four (they are a ROWS frame's), PyFlink 2.3 gives them",
 }
-# At 24a5d69d62d1: a sink whose primary key no upsert key of the query is in. Flink 2.3 (and
-# the planner here) refuses the INSERT: the over aggregate's upsert keys are its input's that
-# contain the partition key (FlinkRelMdUpsertKeys.getUpsertKeysOnOver), none here, and Flink
-# 2.3 then asks for ON CONFLICT; the programs expect the rows of the SinkUpsertMaterializer
-# that Flink before 2.3 added (table.exec.sink.upsert-materialize AUTO).
+# At 24a5d69d62d1: a sink whose primary key no upsert key of the query is in. Flink 2.3
+# refuses the INSERT: the over aggregate's upsert keys are its input's that contain the
+# partition key (FlinkRelMdUpsertKeys.getUpsertKeysOnOver), none here, and Flink 2.3 then asks
+# for ON CONFLICT; the programs expect the rows of the SinkUpsertMaterializer that Flink
+# before 2.3 added (table.exec.sink.upsert-materialize AUTO).
 _REFUSED_BY_FLINK_23 = (
     "Flink 2.3 refuses the INSERT as written (PyFlink 2.3, tools/flink_compare: 'The query has "
     "an upsert key that differs from the primary key of the sink table ... Primary key: [{pk}], "

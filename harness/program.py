@@ -59,6 +59,9 @@ _PROGRAM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # keeps Flink's id.
 _FLINK_PROGRAM_ID = re.compile(r"^[a-z0-9]+([-_][a-z0-9]+)*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# The commit of a program read from a copy of Flink's file that does not say which commit it
+# is (the module says where the copy came from, and that Flink 2.3 gives its rows).
+UNKNOWN_COMMIT = "unknown"
 RunStep = Union[SqlTestStep, StatementSetTestStep, FailingSqlTestStep]
 RUN_STEPS = (SqlTestStep, StatementSetTestStep, FailingSqlTestStep)
 # What Flink's RestoreTestBase gives every sink it registers; a ported program's sinks get the
@@ -186,9 +189,10 @@ class TableTestProgramBuilder:
         if not isinstance(reference, str) or not re.match(r"^\w+\.java#\w+$", reference):
             raise ProgramError(f"program {self._id}: ported_from names Flink's program as "
                                f"'<File>.java#<CONSTANT>', got {shown(reference)}")
-        if not isinstance(commit, str) or not _COMMIT.match(commit):
+        if not isinstance(commit, str) or not (_COMMIT.match(commit) or commit == UNKNOWN_COMMIT):
             raise ProgramError(f"program {self._id}: ported_from needs the apache/flink commit "
-                               f"it was read at (40 hex digits), got {shown(commit)}")
+                               f"it was read at (40 hex digits; UNKNOWN_COMMIT for a copy that "
+                               f"does not name it), got {shown(commit)}")
         self._ported_from = FlinkSource(reference, commit)
         return self
 

@@ -13,10 +13,11 @@ from streamplan.changelog import OP_COLUMN, RowKind
 from streamplan.errors import NotInsertOnlyError
 from streamplan.runtime.group_aggregate import AggCall
 from streamplan.runtime.over_aggregate import (
-    INPUT_STATE, LAST_TRIGGERING_TS, MIN_ID, NON_TIME_RANGE_UNBOUNDED, PROCTIME_RANGE_BOUNDED,
-    PROCTIME_ROWS_BOUNDED, PROCTIME_UNBOUNDED, ROWTIME_RANGE_BOUNDED, ROWTIME_RANGE_UNBOUNDED,
-    ROWTIME_ROWS_BOUNDED, ROWTIME_ROWS_UNBOUNDED, NonTimeOverCore, NonTimeState, OverAggCore,
-    OverAggParams, OverState, processor_class, state_layout)
+    INPUT_STATE, LAST_TRIGGERING_TS, MIN_ID, NON_TIME_RANGE_UNBOUNDED, NON_TIME_ROWS_UNBOUNDED,
+    PROCTIME_RANGE_BOUNDED, PROCTIME_ROWS_BOUNDED, PROCTIME_UNBOUNDED, ROWTIME_RANGE_BOUNDED,
+    ROWTIME_RANGE_UNBOUNDED, ROWTIME_ROWS_BOUNDED, ROWTIME_ROWS_UNBOUNDED, NonTimeOverCore,
+    NonTimeRowsOverCore, NonTimeState, OverAggCore, OverAggParams, OverState, processor_class,
+    state_layout)
 from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
 
 EPOCH = dt.datetime(1970, 1, 1)
@@ -256,6 +257,7 @@ def test_the_processor_fires_due_timers_before_a_batchs_rows():
 
 SUM_VAL = (AggCall("SUM", 1, False, "BIGINT"),)
 NON_TIME = OverAggParams(SUM_VAL, None, False, sort_key=(1, True, True))
+NON_TIME_ROWS = OverAggParams(SUM_VAL, None, True, sort_key=(1, True, True))
 I, UB, UA, D = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
@@ -263,7 +265,7 @@ class Partitions:
     """One core, a state per partition key (the key column), row by row."""
 
     def __init__(self, params: OverAggParams = NON_TIME):
-        self.core = NonTimeOverCore(params)
+        self.core = (NonTimeRowsOverCore if params.rows else NonTimeOverCore)(params)
         self.states: dict = {}
 
     def feed(self, *changes) -> list[tuple]:
@@ -280,7 +282,7 @@ def ins(*values):
 
 def test_the_non_time_function_is_flinks_choice():
     assert NON_TIME.function == NON_TIME_RANGE_UNBOUNDED
-    assert OverAggParams(SUM_VAL, None, True, sort_key=(1, True, True)).function == \
+    assert NON_TIME_ROWS.function == NON_TIME_ROWS_UNBOUNDED == \
         "NonTimeRowsUnboundedPrecedingFunction"
     with pytest.raises(ValueError, match="bounded OVER window"):
         OverAggParams(SUM_VAL, None, False, 1000, sort_key=(1, True, True)).function
@@ -426,3 +428,143 @@ def test_the_non_time_processor_runs_a_batch_as_the_core_runs_its_rows():
     assert sorted(store.maps[("valueMapState", ("key1",))]) == [
         (MIN_ID + n,) for n in (0, 2, 3, 4, 5)]
     assert len(store.maps[("accMapState", ("key1",))]) == 5       # NULL, 1, 2, 5, 6
+
+
+# --- ROWS: NonTimeRowsUnboundedPrecedingFunction ------------------------------------------------
+# Flink's NonTimeRowsUnboundedPrecedingFunctionTest: the same rows, SUM(val) OVER (PARTITION BY
+# key ORDER BY val ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW); expected rows that test's.
+
+def test_non_time_rows_each_row_of_one_sort_key_has_its_own_value():
+    """testInsertOnlyRecordsWithDuplicateSortKeys: a new row of a known sort key comes after
+    its rows and updates none of them, only the later keys' rows."""
+    run = Partitions(NON_TIME_ROWS)
+    assert run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 5, 500),
+                    ins("key1", 5, 502), ins("key1", 5, 501), ins("key1", 6, 600),
+                    ins("key2", 1, 100), ins("key2", 2, 200), ins("key1", 2, 203),
+                    ins("key1", 2, 201), ins("key1", 4, 400)) == [
+        (I, "key1", 1, 100, 1), (I, "key1", 2, 200, 3), (I, "key1", 5, 500, 8),
+        (I, "key1", 5, 502, 13), (I, "key1", 5, 501, 18), (I, "key1", 6, 600, 24),
+        (I, "key2", 1, 100, 1), (I, "key2", 2, 200, 3), (I, "key1", 2, 203, 5),
+        (UB, "key1", 5, 500, 8), (UA, "key1", 5, 500, 10), (UB, "key1", 5, 502, 13),
+        (UA, "key1", 5, 502, 15), (UB, "key1", 5, 501, 18), (UA, "key1", 5, 501, 20),
+        (UB, "key1", 6, 600, 24), (UA, "key1", 6, 600, 26), (I, "key1", 2, 201, 7),
+        (UB, "key1", 5, 500, 10), (UA, "key1", 5, 500, 12), (UB, "key1", 5, 502, 15),
+        (UA, "key1", 5, 502, 17), (UB, "key1", 5, 501, 20), (UA, "key1", 5, 501, 22),
+        (UB, "key1", 6, 600, 26), (UA, "key1", 6, 600, 28), (I, "key1", 4, 400, 11),
+        (UB, "key1", 5, 500, 12), (UA, "key1", 5, 500, 16), (UB, "key1", 5, 502, 17),
+        (UA, "key1", 5, 502, 21), (UB, "key1", 5, 501, 22), (UA, "key1", 5, 501, 26),
+        (UB, "key1", 6, 600, 28), (UA, "key1", 6, 600, 32)]
+
+
+def test_non_time_rows_retraction():
+    """testRetractingRecordsWithCustomSortKey: the same changelog as RANGE (one row a key)."""
+    run = Partitions(NON_TIME_ROWS)
+    out = run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 5, 500),
+                   ins("key1", 6, 600), (UB, ("key1", 2, 200)), (UA, ("key1", 3, 200)),
+                   ins("key2", 1, 100), ins("key2", 2, 200), ins("key3", 1, 100),
+                   ins("key1", 4, 400), (UB, ("key1", 3, 200)), (UA, ("key1", 3, 300)))
+    assert out[4:] == [
+        (D, "key1", 2, 200, 3), (UB, "key1", 5, 500, 8), (UA, "key1", 5, 500, 6),
+        (UB, "key1", 6, 600, 14), (UA, "key1", 6, 600, 12), (UA, "key1", 3, 200, 4),
+        (UB, "key1", 5, 500, 6), (UA, "key1", 5, 500, 9), (UB, "key1", 6, 600, 12),
+        (UA, "key1", 6, 600, 15), (I, "key2", 1, 100, 1), (I, "key2", 2, 200, 3),
+        (I, "key3", 1, 100, 1), (I, "key1", 4, 400, 8), (UB, "key1", 5, 500, 9),
+        (UA, "key1", 5, 500, 13), (UB, "key1", 6, 600, 15), (UA, "key1", 6, 600, 19),
+        (D, "key1", 3, 200, 4), (UB, "key1", 4, 400, 8), (UA, "key1", 4, 400, 5),
+        (UB, "key1", 5, 500, 13), (UA, "key1", 5, 500, 10), (UB, "key1", 6, 600, 19),
+        (UA, "key1", 6, 600, 16), (UA, "key1", 3, 300, 4), (UB, "key1", 4, 400, 5),
+        (UA, "key1", 4, 400, 8), (UB, "key1", 5, 500, 10), (UA, "key1", 5, 500, 13),
+        (UB, "key1", 6, 600, 16), (UA, "key1", 6, 600, 19)]
+
+
+DUPLICATES = (ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 2, 201),
+              ins("key1", 5, 500), ins("key1", 5, 502), ins("key1", 5, 501), ins("key1", 6, 600))
+
+
+@pytest.mark.parametrize("removed, expected", [
+    # testRetractWithFirstDuplicateSortKey
+    (500, [(D, "key1", 5, 500, 10), (UB, "key1", 5, 502, 15), (UA, "key1", 5, 502, 10),
+           (UB, "key1", 5, 501, 20), (UA, "key1", 5, 501, 15), (UB, "key1", 6, 600, 26),
+           (UA, "key1", 6, 600, 21)]),
+    # testRetractWithMiddleDuplicateSortKey
+    (502, [(D, "key1", 5, 502, 15), (UB, "key1", 5, 501, 20), (UA, "key1", 5, 501, 15),
+           (UB, "key1", 6, 600, 26), (UA, "key1", 6, 600, 21)]),
+    # testRetractWithLastDuplicateSortKey
+    (501, [(D, "key1", 5, 501, 20), (UB, "key1", 6, 600, 26), (UA, "key1", 6, 600, 21)]),
+])
+def test_non_time_rows_retraction_within_one_sort_key(removed, expected):
+    """The removed row's old value as -D; the key's later rows from the row before it."""
+    run = Partitions(NON_TIME_ROWS)
+    assert [row[-1] for row in run.feed(*DUPLICATES)] == [1, 3, 5, 10, 15, 20, 26]
+    assert run.feed((UB, ("key1", 5, removed))) == expected
+
+
+def test_non_time_rows_descending_sort():
+    """testRetractWithDescendingSort."""
+    run = Partitions(OverAggParams(SUM_VAL, None, True, sort_key=(1, False, False)))
+    assert run.feed(ins("key1", 1, 100), ins("key1", 2, 200), ins("key1", 2, 201),
+                    ins("key1", 5, 500), ins("key1", 6, 600), (UB, ("key1", 2, 200))) == [
+        (I, "key1", 1, 100, 1), (I, "key1", 2, 200, 2), (UB, "key1", 1, 100, 1),
+        (UA, "key1", 1, 100, 3), (I, "key1", 2, 201, 4), (UB, "key1", 1, 100, 3),
+        (UA, "key1", 1, 100, 5), (I, "key1", 5, 500, 5), (UB, "key1", 2, 200, 2),
+        (UA, "key1", 2, 200, 7), (UB, "key1", 2, 201, 4), (UA, "key1", 2, 201, 9),
+        (UB, "key1", 1, 100, 5), (UA, "key1", 1, 100, 10), (I, "key1", 6, 600, 6),
+        (UB, "key1", 5, 500, 5), (UA, "key1", 5, 500, 11), (UB, "key1", 2, 200, 7),
+        (UA, "key1", 2, 200, 13), (UB, "key1", 2, 201, 9), (UA, "key1", 2, 201, 15),
+        (UB, "key1", 1, 100, 10), (UA, "key1", 1, 100, 16), (D, "key1", 2, 200, 13),
+        (UB, "key1", 2, 201, 15), (UA, "key1", 2, 201, 13), (UB, "key1", 1, 100, 16),
+        (UA, "key1", 1, 100, 14)]
+
+
+def test_non_time_rows_retraction_stops_at_the_first_unchanged_row():
+    """testRetractWithEarlyOut, with MAX(val) for Flink's test's sum-only aggregate (SQL's
+    SUM also counts its values, so removing a 0 would change every later row's count):
+    removing one of three rows of 0 leaves the next row's accumulators as they were, so
+    nothing after it is updated."""
+    run = Partitions(OverAggParams((AggCall("MAX", 1, False, "BIGINT"),), None, True,
+                                   sort_key=(1, True, True)))
+    rows = [(0, 100), (0, 101), (0, 102), (1, 100), (2, 200), (2, 201), (5, 500), (5, 502),
+            (5, 501), (6, 600)]
+    assert [row[-1] for row in run.feed(*(ins("key1", *r) for r in rows))] == \
+        [0, 0, 0, 1, 2, 2, 5, 5, 5, 6]
+    assert run.feed((UB, ("key1", 0, 100))) == [(D, "key1", 0, 100, 0)]
+
+
+def test_non_time_rows_insert_and_retract_all():
+    """testInsertAndRetractAllWithStateValidation: 28 rows in all, every row found, the state
+    empty at the end (the accumulators under the rows' ids)."""
+    run = Partitions(NON_TIME_ROWS)
+    out = run.feed(*DUPLICATES)
+    state = run.states["key1"]
+    assert sorted(state.accs) == [MIN_ID + n for n in range(7)]
+    for removed in ((5, 502), (6, 600), (2, 201), (2, 200), (5, 500), (5, 501), (1, 100)):
+        out += run.feed((UB, ("key1", *removed)))
+    assert len(out) == 28
+    assert (run.core.sort_keys_not_found, run.core.ids_not_found) == (0, 0)
+    assert (state.sorted_list, state.values, state.accs, state.next_id) == ([], {}, {},
+                                                                            MIN_ID + 7)
+
+
+def test_the_non_time_rows_processor_keeps_accumulators_by_id():
+    names, out_names = ("key", "val", "ts"), ("key", "val", "ts", "sum_val")
+    layout = state_layout(NON_TIME_ROWS, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
+                          "STRUCT<rowCount: BIGINT, a0: STRUCT<total: BIGINT, count: BIGINT>>",
+                          "`key`: STRING", "`val`: BIGINT")
+    assert layout["accMapState"]["key"] == "id BIGINT"
+    store = Store()
+    store.key = ("key1",)
+    processor = processor_class(NON_TIME_ROWS)(NON_TIME_ROWS, layout, names, out_names)
+    processor.init(Handle(store))
+
+    def batch(*changes):
+        rows = [{**dict(zip(names, values)), OP_COLUMN: kind.code} for kind, values in changes]
+        return [(RowKind.from_code(r[OP_COLUMN]), *(r[n] for n in out_names))
+                for r in processor.handleInputRows(("key1",), iter(rows), TimerValues(0))]
+
+    first = [ins("key1", 5, 500), ins("key1", 2, 200), ins("key1", 2, 201), ins("key1", None, 1)]
+    second = [ins("key1", 1, 100), (UB, ("key1", 2, 200)), (UA, ("key1", 6, 200))]
+    expected = Partitions(NON_TIME_ROWS)
+    assert batch(*first) == expected.feed(*first)
+    assert batch(*second) == expected.feed(*second)
+    assert sorted(store.maps[("accMapState", ("key1",))]) == [
+        (MIN_ID + n,) for n in (0, 2, 3, 4, 5)]

@@ -265,16 +265,22 @@ def test_early_fire_error_points_at_the_hint(env):
     ("INSERT INTO Snk SELECT k, v, v FROM L WHERE k IN (SELECT k FROM R) OR k = 1",
      "subquery in an expression"),
     ("INSERT INTO Snk SELECT k, v, v FROM L ORDER BY k", "ORDER BY"),
-    # an aggregate under OVER is an over aggregate; on a column that is no time attribute
-    # only in a RANGE frame (NonTimeRangeUnboundedPrecedingFunction)
-    ("INSERT INTO Snk SELECT k, v, MAX(v) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN "
-     "UNBOUNDED PRECEDING AND CURRENT ROW) FROM L",
-     r"^<script>:1:1: unsupported: ORDER BY v \(\w+\), no time attribute, in a ROWS frame "
-     r"\(Flink's NonTimeRowsUnboundedPrecedingFunction"),
 ])
 def test_unsupported_constructs_are_named(env, sql, construct):
     with pytest.raises(UnsupportedSqlError, match=construct):
         env.compile_sql(sql)
+
+
+def test_an_unbounded_rows_frame_on_a_column_that_is_no_time_attribute_is_planned(env):
+    """ROWS BETWEEN UNBOUNDED PRECEDING on a non-time ORDER BY: an over aggregate running
+    Flink's NonTimeRowsUnboundedPrecedingFunction (once refused by name), its output a
+    changelog."""
+    plan = env.compile_sql("INSERT INTO ChangeSnk SELECT k, v, MAX(v) OVER (PARTITION BY k "
+                           "ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM L")
+    (over,) = [n for n in plan.nodes if n.type.startswith("stream-exec-over-aggregate")]
+    assert over.group.is_rows and over.non_time
+    assert set(plan.nodes[-1].input_changelog_mode) == {"INSERT", "UPDATE_BEFORE",
+                                                          "UPDATE_AFTER", "DELETE"}
 
 
 def test_syntax_errors_report_line_and_column(env):

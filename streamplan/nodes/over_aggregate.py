@@ -1,7 +1,7 @@
 """Over aggregation: `agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE
 BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)` (Flink's StreamExecOverAggregate),
-and `agg(...) OVER (PARTITION BY k ORDER BY <other column> RANGE BETWEEN UNBOUNDED PRECEDING
-AND CURRENT ROW)`.
+and `agg(...) OVER (PARTITION BY k ORDER BY <other column> ROWS|RANGE BETWEEN UNBOUNDED
+PRECEDING AND CURRENT ROW)`.
 
 The node's output is its input row followed by one result per aggregate call. `overSpec` is
 Flink's OverSpec with one group (Flink refuses several: "All aggregates must be computed on the
@@ -10,8 +10,8 @@ lower bound (unbounded, or n rows / an interval before) and the calls. The runti
 Flink's process function from them and from the ORDER BY column's type
 (runtime/over_aggregate.py), as StreamExecOverAggregate's TimeAttribute: on a time attribute
 one output row per input row, insert-only; on any other column (NON_TIME, an unbounded frame
-only) NonTimeRangeUnboundedPrecedingFunction, whose input may be a changelog and whose output
-updates the rows after a new or retracted one.
+only) NonTimeRangeUnboundedPrecedingFunction or NonTimeRowsUnboundedPrecedingFunction, whose
+input may be a changelog and whose output updates the rows after a new or retracted one.
 """
 from __future__ import annotations
 
@@ -105,8 +105,8 @@ class StreamExecOverAggregate(KeyedNode):
                  "time, the row count, and a cleanup time (event-time timers per pending row "
                  "time; the state-retention cleanup from `state` is applied when the key is "
                  "read); on a non-time ORDER BY the next row id, the sort keys in order with "
-                 "their row ids, the rows by id and the accumulators by sort key, each with "
-                 "the TTL from `state`")
+                 "their row ids, the rows by id and the accumulators by sort key (RANGE) or by "
+                 "row id (ROWS), each with the TTL from `state`")
     RUNTIME = "over_aggregate"
     STATE_NAMES = ("overAggregateState",)
     over_spec: OverSpec
@@ -163,7 +163,8 @@ class StreamExecOverAggregate(KeyedNode):
     def _sort_key(self, input_row: RowType):
         """The non-time ORDER BY as the runtime's sort key (index, ascending, NULLs first), None
         on a time attribute. Flink's StreamExecOverAggregate refuses a bounded frame on it;
-        a ROWS frame runs NonTimeRowsUnboundedPrecedingFunction, which is not implemented."""
+        an unbounded one runs NonTimeRangeUnboundedPrecedingFunction (RANGE) or
+        NonTimeRowsUnboundedPrecedingFunction (ROWS)."""
         field = input_row.fields[self.order_index]
         if field.rowtime or field.proctime:
             return None
@@ -172,10 +173,6 @@ class StreamExecOverAggregate(KeyedNode):
         if self.group.preceding_offset is not None:
             raise PlanFormatError(f"{where}: Non-time attribute sort is not supported for "
                                   f"bounded OVER window.")
-        if self.group.is_rows:
-            raise PlanFormatError(f"{where}, in a ROWS frame: Flink's "
-                                  f"NonTimeRowsUnboundedPrecedingFunction, not implemented here "
-                                  f"(a RANGE frame runs NonTimeRangeUnboundedPrecedingFunction)")
         (order,) = self.group.order_by.fields
         return (self.order_index, True, not order.null_is_last)
 

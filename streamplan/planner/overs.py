@@ -6,8 +6,8 @@ result per call (named `w0$o0`, ... as in Flink), and the SELECT list as a calc 
 As in Flink's StreamExecOverAggregate: every call of the block must share one window (one
 partition, one ascending ORDER BY column, one frame); an OVER without a frame is RANGE
 BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; the upper bound is CURRENT ROW. A column that is
-no time attribute takes an unbounded frame only (Flink refuses a bounded one); of its two
-functions only the RANGE one (NonTimeRangeUnboundedPrecedingFunction) is implemented.
+no time attribute takes an unbounded frame only (Flink refuses a bounded one), RANGE
+(NonTimeRangeUnboundedPrecedingFunction) or ROWS (NonTimeRowsUnboundedPrecedingFunction).
 """
 from __future__ import annotations
 
@@ -151,10 +151,6 @@ class OverRules:
             raise PlanningError(f"{where}: ORDER BY {field.name} ({field.type.text}), no time "
                                 f"attribute: Non-time attribute sort is not supported for "
                                 f"bounded OVER window.")
-        if non_time and is_rows:
-            raise refuse(f"ORDER BY {field.name} ({field.type.text}), no time attribute, in a ROWS "
-                         f"frame (Flink's NonTimeRowsUnboundedPrecedingFunction; a RANGE frame "
-                         f"runs NonTimeRangeUnboundedPrecedingFunction)")
         if unbounded:
             return partition, order_index, is_rows, (UNBOUNDED_PRECEDING, None, None)
         if side != PRECEDING:

@@ -1,6 +1,6 @@
 """Over aggregation (`agg(...) OVER (PARTITION BY k ORDER BY <time attribute> ROWS|RANGE
-BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)`, and `ORDER BY <other column> RANGE
-BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`), as transformWithState processors.
+BETWEEN n PRECEDING|UNBOUNDED PRECEDING AND CURRENT ROW)`, and `ORDER BY <other column>
+ROWS|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`), as transformWithState processors.
 
 `OverAggCore` follows the process functions Flink's StreamExecOverAggregate picks
 (flink-table-runtime, operators/over), one function per key, row by row and timer by timer:
@@ -45,11 +45,13 @@ nothing else touched the key in between).
 Accumulators are the group aggregate's (runtime/group_aggregate.py: COUNT, SUM, MIN, MAX, AVG,
 DISTINCT, FILTER), which retract exactly, as the bounded functions need.
 
-`NonTimeOverCore` is the eighth function, NonTimeRangeUnboundedPrecedingFunction (Flink 2.1+,
-the ORDER BY column no time attribute; flink-table-runtime 2.3, with
-AbstractNonTimeUnboundedPrecedingOver): no timers; every row of the partition kept under an
-id, the sort keys in order with their ids, the accumulators up to each sort key. Its input may
-be a changelog: a new row emits its value (+I, or +U for an update's new row) and -U/+U for the
+`NonTimeOverCore` and `NonTimeRowsOverCore` are the eighth and ninth functions,
+NonTimeRangeUnboundedPrecedingFunction and NonTimeRowsUnboundedPrecedingFunction (Flink 2.1+,
+the ORDER BY column no time attribute; flink-table-runtime 2.3, with their base
+AbstractNonTimeUnboundedPrecedingOver, `NonTimeUnboundedOverCore`): no timers; every row of
+the partition kept under an id, the sort keys in order with their ids, the accumulators up to
+each sort key (RANGE: its rows share one value) or each row (ROWS). Its input may be a
+changelog: a new row emits its value (+I, or +U for an update's new row) and -U/+U for the
 later rows whose aggregate changed; a retracted row emits -D with its old value and the same
 updates. Its four states have state TTL (`NonTimeOverProcessor`).
 """
@@ -78,7 +80,8 @@ PROCTIME_UNBOUNDED = "ProcTimeUnboundedPrecedingFunction"
 PROCTIME_ROWS_BOUNDED = "ProcTimeRowsBoundedPrecedingFunction"
 PROCTIME_RANGE_BOUNDED = "ProcTimeRangeBoundedPrecedingFunction"
 NON_TIME_RANGE_UNBOUNDED = "NonTimeRangeUnboundedPrecedingFunction"
-NON_TIME_ROWS_UNBOUNDED = "NonTimeRowsUnboundedPrecedingFunction"     # not implemented here
+NON_TIME_ROWS_UNBOUNDED = "NonTimeRowsUnboundedPrecedingFunction"
+NON_TIME = (NON_TIME_RANGE_UNBOUNDED, NON_TIME_ROWS_UNBOUNDED)
 
 # Flink's state names
 ACC_STATE = "accState"
@@ -451,15 +454,15 @@ ACC_MAP_STATE = "accMapState"
 class NonTimeState:
     """One partition's state, Flink's four states: the next id (`idState`), the sort keys in
     order with the ids of their rows in arrival order (`sortedListState`), the row of each id
-    (`valueMapState`) and the accumulators up to and including each sort key
-    (`accMapState`). `written_accs` / `list_written` record what Flink writes (each write
+    (`valueMapState`) and the accumulators up to and including each sort key (RANGE) or row
+    (ROWS: under its id) (`accMapState`). `written_accs` / `list_written` record what Flink writes (each write
     renews the entry's TTL)."""
 
     next_id: Optional[int] = None
     sorted_list: list[tuple[tuple, list[int]]] = field(default_factory=list)
     values: dict[int, tuple] = field(default_factory=dict)
-    accs: dict[tuple, Accumulators] = field(default_factory=dict)
-    written_accs: set[tuple] = field(default_factory=set)
+    accs: dict[object, Accumulators] = field(default_factory=dict)
+    written_accs: set[object] = field(default_factory=set)
     list_written: bool = False
 
 
@@ -481,13 +484,14 @@ def flink_accumulator(call: AggCall, acc) -> object:
     return acc
 
 
-class NonTimeOverCore(AggsHandle):
-    """Flink's NonTimeRangeUnboundedPrecedingFunction (and AbstractNonTimeUnboundedPrecedingOver)
-    for one partition key, row by row (`process`, Flink's processElement): +I/+U rows go into
-    the sorted list (insertIntoSortedList), -U/-D rows come out of it (removeFromSortedList);
-    the row's own result is emitted, then -U/+U for every later row whose aggregate changed
-    (processRemainingElements), stopping at the first sort key whose accumulators did not
-    change. RANGE: the rows of one sort key share one value. As Flink's, the state is no
+class NonTimeUnboundedOverCore(AggsHandle):
+    """Flink's AbstractNonTimeUnboundedPrecedingOver for one partition key, row by row
+    (`process`, Flink's processElement): +I/+U rows go into the sorted list
+    (insertIntoSortedList), -U/-D rows come out of it (removeFromSortedList); the row's own
+    result is emitted, then -U/+U for every later row whose aggregate changed
+    (processRemainingElements), stopping at the first whose accumulators did not change. The
+    frame's functions say where the accumulators are kept and which rows share a value:
+    `NonTimeOverCore` (RANGE), `NonTimeRowsOverCore` (ROWS). As Flink's, the state is no
     cleanup timer but state TTL on each of the four states."""
 
     def __init__(self, params: OverAggParams):
@@ -502,6 +506,19 @@ class NonTimeOverCore(AggsHandle):
             self.insert_into_sorted_list(state, kind, row, out)
         else:
             self.remove_from_sorted_list(state, row, out)
+
+    def insert_into_sorted_list(self, state: NonTimeState, kind: RowKind, row: tuple,
+                                out: list[Output]) -> None:
+        raise NotImplementedError
+
+    def remove_from_sorted_list(self, state: NonTimeState, row: tuple,
+                                out: list[Output]) -> None:
+        raise NotImplementedError
+
+    def send_updates_for_ids(self, state: NonTimeState, ids: list[int], changed: int,
+                             kind: RowKind, changed_row: tuple, before: tuple, after: tuple,
+                             out: list[Output]) -> None:
+        raise NotImplementedError
 
     # --- helpers of AbstractNonTimeUnboundedPrecedingOver ----------------------------------
     def key_of(self, row: tuple) -> tuple:
@@ -528,15 +545,15 @@ class NonTimeOverCore(AggsHandle):
         return all(flink_accumulator(call, a) == flink_accumulator(call, b)
                    for call, a, b in zip(self.p.calls, previous.values, current.values))
 
-    def acc_of_prev_row(self, state: NonTimeState, prev_index: int) -> Accumulators:
-        """setAccumulatorOfPrevRow: a copy of the previous sort key's accumulators (fresh
-        ones before the first, or when they are gone)."""
-        if prev_index < 0:
-            return self.create()
-        previous = state.accs.get(state.sorted_list[prev_index][0])
-        return self.create() if previous is None else deepcopy(previous)
+    def stored_acc(self, state: NonTimeState, key) -> Accumulators:
+        """A copy of the accumulators kept under `key` (fresh ones when they are gone)."""
+        stored = state.accs.get(key)
+        return self.create() if stored is None else deepcopy(stored)
 
-    def _put_acc(self, state: NonTimeState, key: tuple, acc: Accumulators) -> None:
+    def value_of(self, acc: Optional[Accumulators]) -> tuple:
+        return self.value(acc if acc is not None else self.create())
+
+    def _put_acc(self, state: NonTimeState, key, acc: Accumulators) -> None:
         state.accs[key] = deepcopy(acc)
         state.written_accs.add(key)
 
@@ -547,18 +564,13 @@ class NonTimeOverCore(AggsHandle):
     def emit_updates_for_ids(self, state: NonTimeState, ids: list[int], changed: int,
                              prev_acc: Optional[Accumulators], curr_acc: Accumulators,
                              kind: RowKind, changed_row: tuple, out: list[Output]) -> None:
-        """emitUpdatesForIds / sendUpdatesForIds: the changed row's own change, and -U/+U for
-        the other rows of its sort key unless the accumulators stayed the same."""
-        before = self.value(prev_acc if prev_acc is not None else self.create())
-        after = self.value(curr_acc)
+        """emitUpdatesForIds: the changed row's own change only when the accumulators stayed
+        the same, else the frame's sendUpdatesForIds."""
+        before, after = self.value_of(prev_acc), self.value(curr_acc)
         if self.same(prev_acc, curr_acc):
             self.send_update_for_changed_row(kind, changed_row, before, after, out)
-            return
-        for index, id_ in enumerate(ids):
-            if index == changed:
-                self.send_update_for_changed_row(kind, changed_row, before, after, out)
-            else:
-                self._update(out, state.values[id_], before, after)
+        else:
+            self.send_updates_for_ids(state, ids, changed, kind, changed_row, before, after, out)
 
     def send_update_for_changed_row(self, kind: RowKind, row: tuple, before: tuple,
                                     after: tuple, out: list[Output]) -> None:
@@ -568,6 +580,51 @@ class NonTimeOverCore(AggsHandle):
             out.append((RETRACTED_ROW_KIND.code, row + before))
         else:
             out.append((kind.code, row + after))
+
+    def _remove_id(self, state: NonTimeState, index: int, key: tuple, ids: list[int],
+                   deleted: int) -> int:
+        """removeIdFromSortedList (the key's other ids stay, or the key goes) and the removed
+        row; the position of the next sort key."""
+        if ids:
+            state.sorted_list[index] = (key, ids)
+            index += 1
+        else:
+            del state.sorted_list[index]
+        del state.values[deleted]
+        state.list_written = True
+        return index
+
+    def _next_id(self, state: NonTimeState) -> int:
+        """getNextId: Long.MIN_VALUE first."""
+        return MIN_ID if state.next_id is None else state.next_id
+
+    def _store_inserted(self, state: NonTimeState, id_: int, row: tuple, acc_key,
+                        acc: Accumulators) -> None:
+        """insertIntoSortedList's writes: the row, its accumulators, the list, the next id."""
+        state.values[id_] = row
+        self._put_acc(state, acc_key, acc)
+        state.list_written = True
+        state.next_id = id_ + 1
+
+
+class NonTimeOverCore(NonTimeUnboundedOverCore):
+    """NonTimeRangeUnboundedPrecedingFunction: the accumulators up to and including each sort
+    key, kept under the sort key; the rows of one sort key share one value."""
+
+    def acc_of_prev_row(self, state: NonTimeState, prev_index: int) -> Accumulators:
+        """setAccumulatorOfPrevRow: a copy of the previous sort key's accumulators (fresh
+        ones before the first, or when they are gone)."""
+        if prev_index < 0:
+            return self.create()
+        return self.stored_acc(state, state.sorted_list[prev_index][0])
+
+    def send_updates_for_ids(self, state, ids, changed, kind, changed_row, before, after, out):
+        """sendUpdatesForIds (RANGE): the changed row's change, -U/+U for the key's others."""
+        for index, id_ in enumerate(ids):
+            if index == changed:
+                self.send_update_for_changed_row(kind, changed_row, before, after, out)
+            else:
+                self._update(out, state.values[id_], before, after)
 
     def process_remaining_elements(self, state: NonTimeState, start: int,
                                    curr_acc: Accumulators, out: list[Output]) -> None:
@@ -580,19 +637,17 @@ class NonTimeOverCore(AggsHandle):
             prev_acc = state.accs.get(key)
             if self.same(prev_acc, curr_acc):
                 return
-            before = self.value(prev_acc if prev_acc is not None else self.create())
-            after = self.value(curr_acc)
+            before, after = self.value_of(prev_acc), self.value(curr_acc)
             for id_ in ids:
                 self._update(out, state.values[id_], before, after)
             self._put_acc(state, key, curr_acc)
 
-    # --- NonTimeRangeUnboundedPrecedingFunction --------------------------------------------
     def insert_into_sorted_list(self, state: NonTimeState, kind: RowKind, row: tuple,
                                 out: list[Output]) -> None:
         """insertIntoSortedList: a new sort key gets its place and the row its value (emitted
         as +I, or +U for an update's new row); a known one re-accumulates its rows with the
         new one last, which all get the new value."""
-        id_ = MIN_ID if state.next_id is None else state.next_id
+        id_ = self._next_id(state)
         key = self.key_of(row)
         index, is_insert = self.find_index_of_sort_key(state, key, False)
         if is_insert:
@@ -613,10 +668,7 @@ class NonTimeOverCore(AggsHandle):
             self.accumulate(acc, row)
             self.emit_updates_for_ids(state, ids, len(ids) - 1, state.accs.get(key), acc,
                                       kind, row, out)
-        state.values[id_] = row
-        self._put_acc(state, key, acc)
-        state.list_written = True
-        state.next_id = id_ + 1
+        self._store_inserted(state, id_, row, key, acc)
         self.process_remaining_elements(state, index + 1, acc, out)
 
     def remove_from_sorted_list(self, state: NonTimeState, row: tuple,
@@ -646,17 +698,119 @@ class NonTimeOverCore(AggsHandle):
         self.emit_updates_for_ids(state, ids, remove_index, state.accs.get(current), acc,
                                   RowKind.DELETE, row, out)
         deleted = ids.pop(remove_index)
-        if ids:                                         # removeIdFromSortedList
-            state.sorted_list[index] = (current, ids)
-            index += 1
-        else:
-            del state.sorted_list[index]
-        del state.values[deleted]
+        index = self._remove_id(state, index, current, ids, deleted)
         if ids:
             self._put_acc(state, current, acc)
         else:
             state.accs.pop(current, None)
-        state.list_written = True
+        self.process_remaining_elements(state, index, acc, out)
+
+
+class NonTimeRowsOverCore(NonTimeUnboundedOverCore):
+    """NonTimeRowsUnboundedPrecedingFunction: the accumulators up to and including each row,
+    kept under the row's id (`accMapState` keyed by id); every row has its own value, rows of
+    one sort key in arrival order. Flink stores the aggregate's value where it updates a later
+    row (processRemainingElements: `accMapState.put(id, getValue())`) and compares values with
+    accumulators; for the aggregates here (SUM and AVG as $SUM0 and COUNT, COUNT, MIN, MAX
+    without retraction) the two are the same."""
+
+    def acc_of_prev_id(self, state: NonTimeState, prev_index: int, id_index: int) -> Accumulators:
+        """setAccumulatorOfPrevId: a copy of the accumulators of the id at `id_index` of the
+        sort key at `prev_index` (its last id for -1; fresh ones before the first key, or when
+        they are gone)."""
+        if prev_index < 0:
+            return self.create()
+        ids = state.sorted_list[prev_index][1]
+        return self.stored_acc(state, ids[-1 if id_index == -1 else id_index])
+
+    def previous_accumulator(self, state: NonTimeState, index: int,
+                             position: int) -> Accumulators:
+        """getPreviousAccumulator: the accumulators of the row before the one at `position`
+        of sort key `index` (the previous key's last row for the first), fresh ones when
+        there is none."""
+        if position == 0:
+            return self.acc_of_prev_id(state, index - 1, -1)
+        return self.acc_of_prev_id(state, index, position - 1)
+
+    def send_updates_for_ids(self, state, ids, changed, kind, changed_row, before, after, out):
+        """sendUpdatesForIds (ROWS): only the changed row's change."""
+        self.send_update_for_changed_row(kind, changed_row, before, after, out)
+
+    def process_remaining_elements(self, state: NonTimeState, start: int,
+                                   curr_acc: Accumulators, out: list[Output]) -> None:
+        """processRemainingElements: the later rows' accumulators again, row by row, -U/+U
+        for each, until one's did not change (nor will the rest)."""
+        curr_acc = deepcopy(curr_acc)
+        for _, ids in state.sorted_list[start:]:
+            for id_ in ids:
+                row = state.values[id_]
+                self.accumulate(curr_acc, row)
+                stored = state.accs.get(id_)
+                if self.same(stored, curr_acc):
+                    return
+                self._update(out, row, self.value_of(stored), self.value(curr_acc))
+                self._put_acc(state, id_, curr_acc)
+
+    def insert_into_sorted_list(self, state: NonTimeState, kind: RowKind, row: tuple,
+                                out: list[Output]) -> None:
+        """insertIntoSortedList: the row after the previous row's accumulators (the previous
+        key's last row for a new sort key, the key's last row for a known one), emitted as it
+        came (+I or +U); the later rows updated."""
+        id_ = self._next_id(state)
+        key = self.key_of(row)
+        index, is_insert = self.find_index_of_sort_key(state, key, False)
+        if is_insert:
+            if index == -1:
+                state.sorted_list.append((key, [id_]))
+                index = len(state.sorted_list) - 1
+            else:
+                state.sorted_list.insert(index, (key, [id_]))
+            acc = self.acc_of_prev_id(state, index - 1, -1)
+            self.accumulate(acc, row)
+            out.append((kind.code, row + self.value(acc)))
+        else:
+            ids = state.sorted_list[index][1] + [id_]
+            state.sorted_list[index] = (key, ids)
+            acc = self.acc_of_prev_id(state, index, len(ids) - 2)
+            self.accumulate(acc, row)                   # reAccumulateIdsAfterInsert
+            self.emit_updates_for_ids(state, ids, len(ids) - 1, state.accs.get(ids[-2]), acc,
+                                      kind, row, out)
+        self._store_inserted(state, id_, row, id_, acc)
+        self.process_remaining_elements(state, index + 1, acc, out)
+
+    def remove_from_sorted_list(self, state: NonTimeState, row: tuple,
+                                out: list[Output]) -> None:
+        """removeFromSortedList: the row is found by its sort key, then the first of that
+        key's rows equal to it (findIndexOfIdToBeRemoved); it is retracted (-D) with its old
+        value, and the key's later rows updated from the row before it
+        (reAccumulateIdsAndEmitUpdates, which stops at the first unchanged one), then the
+        later keys' rows (processRemainingElements). A row not found is skipped."""
+        key = self.key_of(row)
+        index, _ = self.find_index_of_sort_key(state, key, True)
+        if index == -1:
+            self.sort_keys_not_found += 1
+            return
+        current, ids = state.sorted_list[index][0], list(state.sorted_list[index][1])
+        remove_index = next((position for position, id_ in enumerate(ids)
+                             if state.values.get(id_) == row), -1)
+        if remove_index == -1:
+            self.ids_not_found += 1
+            return
+        acc = self.previous_accumulator(state, index, remove_index)
+        for position in range(remove_index, len(ids)):  # reAccumulateIdsAndEmitUpdates
+            id_ = ids[position]
+            value, stored = state.values[id_], state.accs.get(id_)
+            if position == remove_index:
+                out.append((RETRACTED_ROW_KIND.code, value + self.value_of(stored)))
+                continue
+            self.accumulate(acc, value)
+            if self.same(stored, acc):
+                break
+            self._update(out, value, self.value_of(stored), self.value(acc))
+            self._put_acc(state, id_, acc)
+        deleted = ids.pop(remove_index)
+        index = self._remove_id(state, index, current, ids, deleted)
+        state.accs.pop(deleted, None)
         self.process_remaining_elements(state, index, acc, out)
 
 
@@ -668,8 +822,9 @@ def state_layout(params: OverAggParams, row_ddl: str, acc_ddl: str, grouping_ddl
     `inputState` (rows by time) and the function's value states; the state-retention
     cleanup time; timers in Spark's timer store. A non-time ORDER BY has its own four."""
     f = params.function
-    if f == NON_TIME_RANGE_UNBOUNDED:
-        return non_time_state_layout(row_ddl, acc_ddl, grouping_ddl, sort_key_ddl)
+    if f in NON_TIME:
+        return non_time_state_layout(row_ddl, acc_ddl, grouping_ddl, sort_key_ddl,
+                                     f == NON_TIME_ROWS_UNBOUNDED)
     time_domain = "event time" if params.is_rowtime else "processing time"
     layout = {ACC_STATE: {"kind": "value", "value": f"acc {acc_ddl}", "grouping": grouping_ddl}}
     if f == PROCTIME_UNBOUNDED:
@@ -785,12 +940,12 @@ class OverAggProcessor(Processor):
         return self._run([], timerValues, expiredTimerInfo.getExpiryTimeInMs())
 
 
-def non_time_state_layout(row_ddl: str, acc_ddl: str, grouping_ddl: str,
-                          sort_key_ddl: str) -> dict[str, dict[str, str]]:
+def non_time_state_layout(row_ddl: str, acc_ddl: str, grouping_ddl: str, sort_key_ddl: str,
+                          rows: bool = False) -> dict[str, dict[str, str]]:
     """AbstractNonTimeUnboundedPrecedingOver's four states, each with state TTL (Flink's
     StateTtlConfig of table.exec.state.ttl; here Spark's processing-time TTL, renewed by a
     write): the next id, the sorted list of (sort key, ids), the rows by id, the
-    accumulators by sort key."""
+    accumulators by sort key (RANGE) or by id (ROWS: Flink's accKeyRowTypeInfo BIGINT)."""
     ttl = "processing-time"
     sort_key = f"sortKey STRUCT<{sort_key_ddl}>"
     return {
@@ -800,13 +955,14 @@ def non_time_state_layout(row_ddl: str, acc_ddl: str, grouping_ddl: str,
                             f"ids: ARRAY<BIGINT>>>"},
         VALUE_MAP_STATE: {"kind": "map", "key": "id BIGINT", "value": f"row STRUCT<{row_ddl}>",
                           "ttl": ttl},
-        ACC_MAP_STATE: {"kind": "map", "key": sort_key, "value": f"acc {acc_ddl}", "ttl": ttl},
+        ACC_MAP_STATE: {"kind": "map", "key": "id BIGINT" if rows else sort_key,
+                        "value": f"acc {acc_ddl}", "ttl": ttl},
     }
 
 
 class NonTimeOverProcessor(Processor):
-    """NonTimeRangeUnboundedPrecedingFunction on Spark: a partition's four states read once a
-    batch, its rows through `NonTimeOverCore` in arrival order, and written back what Flink
+    """NonTimeRange/RowsUnboundedPrecedingFunction on Spark: a partition's four states read
+    once a batch, its rows through `NonTimeOverCore` / `NonTimeRowsOverCore` in arrival order, and written back what Flink
     would have written (a map entry only when Flink puts or removes it: a write renews its
     TTL)."""
 
@@ -819,7 +975,8 @@ class NonTimeOverProcessor(Processor):
         self.value_state, self.acc_state = (
             handle.getMapState(name, layout[name]["key"], layout[name]["value"], ttl)
             for name in (VALUE_MAP_STATE, ACC_MAP_STATE))
-        self.core = NonTimeOverCore(self.params)
+        self.rows = self.params.function == NON_TIME_ROWS_UNBOUNDED
+        self.core = (NonTimeRowsOverCore if self.rows else NonTimeOverCore)(self.params)
 
     def _load(self) -> NonTimeState:
         state = NonTimeState()
@@ -832,7 +989,9 @@ class NonTimeOverProcessor(Processor):
         for key, (row,) in self.value_state.iterator():
             state.values[int(plain(key)[0])] = plain(row)
         for key, stored in self.acc_state.iterator():
-            state.accs[plain(plain(key)[0])] = _decode(stored, self.params.calls)
+            acc_key = plain(key)[0]
+            state.accs[int(acc_key) if self.rows else plain(acc_key)] = _decode(
+                stored, self.params.calls)
         return state
 
     def _save(self, state: NonTimeState, loaded: NonTimeState) -> None:
@@ -861,6 +1020,6 @@ class NonTimeOverProcessor(Processor):
 
 
 def processor_class(params: OverAggParams) -> type[Processor]:
-    if params.function == NON_TIME_RANGE_UNBOUNDED:
+    if params.function in NON_TIME:
         return NonTimeOverProcessor
     return OverAggProcessor

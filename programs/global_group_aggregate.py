@@ -7,7 +7,7 @@ restore. Flink's mini-batch programs of GroupAggregateTestPrograms are in group_
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import UnsupportedSqlError
 
 from ._mini_batch import mini_batch
@@ -48,6 +48,29 @@ GLOBAL_GROUP_AGGREGATE_DISTINCT = (
                       .consuming_before_restore("+I[a, 1, 1]", "+I[b, 1, 2]", "+U[a, 2, 1]")
                       .consuming_after_restore("+I[c, 1, 5]", "+U[b, 2, 2]").build())
     .run_sql("INSERT INTO S SELECT k, COUNT(DISTINCT v), AVG(v) FROM T GROUP BY k")
+    .build())
+
+# The state TTL (table.exec.state.ttl, 1 d) expires across the restore (Flink's
+# MiniBatchGlobalGroupAggFunction: StateTtlConfig, on create and write, expired state never
+# returned): key a's accumulator is written at t, key b's at t + 12 h; after the restore the
+# clock is at t + 30 h, past a's day and within b's. a starts again (+I); b is updated.
+GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES = (
+    mini_batch(TableTestProgram.of("global-group-aggregate-state-ttl-expires", "an "
+                                   "accumulator merged before the restore expires after it: its "
+                                   "key starts again; a younger one is updated"), 1)
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT")
+                        .producing_before_restore(["a", 1], advance_processing_time("12 h"),
+                                                  ["b", 2])
+                        .producing_after_restore(advance_processing_time("18 h"), ["a", 3],
+                                                 ["b", 4]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "cnt BIGINT", "total BIGINT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 1, 1]", "+I[b, 1, 2]")
+                      .consuming_after_restore("+I[a, 1, 3]", "-U[b, 1, 2]", "+U[b, 2, 6]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k")
     .build())
 
 # --- Flink's own programs (IncrementalGroupAggregateTestPrograms.java), transcribed as they
@@ -124,7 +147,7 @@ INCREMENTAL_GROUP_AGGREGATE_COMPLEX = (
              "     GROUP BY b")
     .build())
 
-PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT]
+PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT, GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES]
 
 _SPLIT = ("table.optimizer.distinct-agg.split.enabled plans Flink's split distinct aggregation "
           "(SplitAggregateRule: a partial aggregate grouped also by MOD(HASH_CODE(a), 1024), "

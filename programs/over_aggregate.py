@@ -10,7 +10,7 @@ row after the restore with an earlier sort key updates the rows written before i
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from harness.program import UNKNOWN_COMMIT
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
@@ -514,7 +514,31 @@ OVER_AGGREGATE_NON_TIME_RETRACT_ACROSS_RESTORE = (
              "WINDOW w AS (PARTITION BY k ORDER BY v)")
     .build())
 
+# The state TTL (table.exec.state.ttl, 1 d) expires across the restore: the non-time RANGE
+# function's states (Flink's StateTtlConfig: on create and write, expired state never
+# returned) of key a are written at t, key b's at t + 12 h; after the restore the clock is at
+# t + 30 h, past a's day and within b's. a's row starts a new sorted list (its sum is its own
+# value); b's row is summed with b's row from before the restore.
+OVER_AGGREGATE_STATE_TTL_EXPIRES = (
+    TableTestProgram.of("over-aggregate-state-ttl-expires", "a partition's state kept before "
+                        "the restore expires after it: its next row starts again; a younger "
+                        "partition's is summed")
+    .setup_config("table.exec.state.ttl", "1 d")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT")
+                        .producing_before_restore(["a", 1], advance_processing_time("12 h"),
+                                                  ["b", 2])
+                        .producing_after_restore(advance_processing_time("18 h"), ["a", 3],
+                                                 ["b", 4]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "v BIGINT", "s BIGINT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 1, 1]", "+I[b, 2, 2]")
+                      .consuming_after_restore("+I[a, 3, 3]", "+I[b, 4, 6]").build())
+    .run_sql("INSERT INTO S SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN "
+             "UNBOUNDED PRECEDING AND CURRENT ROW) FROM T")
+    .build())
+
 PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE,
+            OVER_AGGREGATE_STATE_TTL_EXPIRES,
             OVER_AGGREGATE_NON_TIME_RETRACT_ACROSS_RESTORE,
             OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE_MULTIPLE_AGGS,

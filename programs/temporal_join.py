@@ -7,7 +7,7 @@ tables' watermarks after the batch before.
 """
 from __future__ import annotations
 
-from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import PlanningError
 
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
@@ -145,7 +145,36 @@ TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE = (
              "LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.k = r.k")
     .build())
 
-PROGRAMS = [TEMPORAL_JOIN_TABLE_JOIN, TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE]
+# The state retention (table.exec.state.ttl, 1 h: Flink's min retention, 1.5 h the max)
+# expires across the restore: key a's version (written at t) is kept past its join with order
+# 1 before the restore; after it the clock is at t + 2 h, past a's cleanup time, so the key's
+# state is dropped (Flink's processing-time cleanup timer, cleanupState) and order 2 finds no
+# version: padded. Without the retention it would join rate 10.
+TEMPORAL_JOIN_STATE_TTL_EXPIRES = (
+    TableTestProgram.of("temporal-join-state-ttl-expires", "a version kept before the restore "
+                        "is dropped after it once its retention has passed")
+    .setup_config("table.exec.state.ttl", "1 h")
+    .setup_table_source(SourceTestStep.new_builder("Rates")
+                        .add_schema("k STRING", "rate INT", "rt TIMESTAMP(3)",
+                                    "WATERMARK FOR rt AS rt", "PRIMARY KEY (k) NOT ENFORCED")
+                        .producing_before_restore(["a", 10, at(1)], ["c", 30, at(3)])
+                        .producing_after_restore(["c", 31, at(9)]).build())
+    .setup_table_source(SourceTestStep.new_builder("Orders")
+                        .add_schema("id INT", "k STRING", "ot TIMESTAMP(3)",
+                                    "WATERMARK FOR ot AS ot")
+                        .producing_before_restore([1, "a", at(2)])
+                        .producing_after_restore(advance_processing_time("2 h"),
+                                                 [2, "a", at(8)]).build())
+    .setup_table_sink(SinkTestStep.new_builder("Out").add_schema("id INT", "k STRING", "rate INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[1, a, 10]")
+                      .consuming_after_restore("+I[2, a, null]").build())
+    .run_sql("INSERT INTO Out SELECT o.id, o.k, r.rate FROM Orders AS o "
+             "LEFT JOIN Rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.k = r.k")
+    .build())
+
+PROGRAMS = [TEMPORAL_JOIN_TABLE_JOIN, TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE,
+            TEMPORAL_JOIN_STATE_TTL_EXPIRES]
 
 NOT_PASSING: dict[str, str] = {}
 

@@ -594,6 +594,21 @@ class NonTimeUnboundedOverCore(AggsHandle):
         state.list_written = True
         return index
 
+    def _place(self, state: NonTimeState, row: tuple) -> tuple[int, tuple, int, bool]:
+        """insertIntoSortedList's first step: a new id for the row, and its sort key's index
+        in the sorted list; a sort key not there yet is inserted in order with the id, and
+        `is_insert` says so (the caller appends the id to a known key's ids)."""
+        id_ = self._next_id(state)
+        key = self.key_of(row)
+        index, is_insert = self.find_index_of_sort_key(state, key, False)
+        if is_insert:
+            if index == -1:
+                state.sorted_list.append((key, [id_]))
+                index = len(state.sorted_list) - 1
+            else:
+                state.sorted_list.insert(index, (key, [id_]))
+        return id_, key, index, is_insert
+
     def _next_id(self, state: NonTimeState) -> int:
         """getNextId: Long.MIN_VALUE first."""
         return MIN_ID if state.next_id is None else state.next_id
@@ -647,15 +662,8 @@ class NonTimeOverCore(NonTimeUnboundedOverCore):
         """insertIntoSortedList: a new sort key gets its place and the row its value (emitted
         as +I, or +U for an update's new row); a known one re-accumulates its rows with the
         new one last, which all get the new value."""
-        id_ = self._next_id(state)
-        key = self.key_of(row)
-        index, is_insert = self.find_index_of_sort_key(state, key, False)
+        id_, key, index, is_insert = self._place(state, row)
         if is_insert:
-            if index == -1:
-                state.sorted_list.append((key, [id_]))
-                index = len(state.sorted_list) - 1
-            else:
-                state.sorted_list.insert(index, (key, [id_]))
             acc = self.acc_of_prev_row(state, index - 1)
             self.accumulate(acc, row)
             out.append((kind.code, row + self.value(acc)))
@@ -756,15 +764,8 @@ class NonTimeRowsOverCore(NonTimeUnboundedOverCore):
         """insertIntoSortedList: the row after the previous row's accumulators (the previous
         key's last row for a new sort key, the key's last row for a known one), emitted as it
         came (+I or +U); the later rows updated."""
-        id_ = self._next_id(state)
-        key = self.key_of(row)
-        index, is_insert = self.find_index_of_sort_key(state, key, False)
+        id_, key, index, is_insert = self._place(state, row)
         if is_insert:
-            if index == -1:
-                state.sorted_list.append((key, [id_]))
-                index = len(state.sorted_list) - 1
-            else:
-                state.sorted_list.insert(index, (key, [id_]))
             acc = self.acc_of_prev_id(state, index - 1, -1)
             self.accumulate(acc, row)
             out.append((kind.code, row + self.value(acc)))

@@ -590,17 +590,12 @@ _REFUSED_BY_FLINK_23 = (
     "(table.exec.sink.upsert-materialize AUTO){here}")
 NOT_PASSING.update({
     program.id: _REFUSED_BY_FLINK_23.format(
-        pk="key", here="; the planner here refuses it as Flink 2.3 does")
-    for program in (OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY,
-                    OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY)})
-NOT_PASSING.update({
-    program.id: _REFUSED_BY_FLINK_23.format(
-        pk="val", here="; the planner here accepts it (it takes all the input's unique keys, "
-        "PRIMARY KEY(val), for the over aggregate's, not only those containing the partition "
-        "key), with no materializer, so its rows differ as well")
-    for program in (
-        OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK,
-        OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK)})
+        pk=pk, here="; the planner here refuses it as Flink 2.3 does")
+    for pk, program in (
+        ("key", OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY),
+        ("key", OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY),
+        ("val", OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK),
+        ("val", OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK))})
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.
@@ -631,4 +626,24 @@ OVER_AGGREGATE_REFUSES_TWO_WINDOWS = (
                      "each needs its own stream-exec-over-aggregate")
     .build())
 
-FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_TWO_WINDOWS]
+# The over aggregate keeps only its input's upsert keys that contain the partition key: rows
+# are distributed by it (FlinkRelMdUpsertKeys.getUpsertKeysOnOver). PRIMARY KEY(val) of the
+# source is no upsert key of an over aggregate partitioned by key, so a sink keyed by val gets
+# rows of one key from no known upsert key: Flink 2.3 asks for ON CONFLICT (PyFlink 2.3 refuses
+# Flink's ..._PARTITION_BY_NON_PK programs so).
+OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION = (
+    TableTestProgram.of("over-aggregate-refuses-sink-keyed-off-partition", "a sink keyed by the "
+                        "source's primary key, which is not the over aggregate's upsert key "
+                        "(it lacks the partition key): refused without ON CONFLICT, as Flink "
+                        "2.3 refuses it")
+    .setup_table_source(_source("I,UB,UA", [], [], _PK_VAL))
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("key STRING", "val BIGINT", "ts BIGINT", "sum_val BIGINT",
+                                  _PK_VAL).consuming_before_restore().build())
+    .run_failing_sql(_over_sql("RANGE"), PlanningError,
+                     "the query has an upsert key that differs from the primary key of sink "
+                     "table 'sink_t'. Primary key: [val], upsert key: []")
+    .build())
+
+FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_TWO_WINDOWS,
+                    OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION]

@@ -151,7 +151,11 @@ class StreamExecOverAggregate(KeyedNode):
                 {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
 
     def output_unique_keys(self, inputs, input_keys):
-        return input_keys[0]                  # the input row, as it is, and one result
+        # The input row as it is, and one result: the input's keys, those that contain the
+        # partition key (Flink's FlinkRelMdUpsertKeys.getUpsertKeysOnOver: rows are
+        # distributed by it, so only such a key still names one row's updates).
+        partition = set(self.over_spec.partition.fields)
+        return [key for key in input_keys[0] if partition <= set(key)]
 
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):

@@ -8,6 +8,7 @@ Partition a's rows arrive before the restore and keep competing after it.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from streamplan.errors import PlanningError
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -309,3 +310,27 @@ PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).
 NOT_PASSING: dict[str, str] = {}
+
+# A Top-N keeps only its input's upsert keys that contain its partition key (rows are
+# distributed by it; FlinkRelMdUpsertKeys: filterKeys, then getRankUniqueKeys). A sink keyed by
+# the source's primary key, ranked by another column, so gets rows of one key from no known
+# upsert key: Flink 2.3 asks for ON CONFLICT (PyFlink 2.3: "The query has an upsert key that
+# differs from the primary key of the sink table ... Primary key: [id], upsert key: ."); ranked
+# within the key (PARTITION BY id) it is accepted, with no materializer, by both.
+RANK_REFUSES_SINK_KEYED_OFF_PARTITION = (
+    TableTestProgram.of("rank-refuses-sink-keyed-off-partition", "a Top-N partitioned by another "
+                        "column than the sink's primary key (the source's): refused without "
+                        "ON CONFLICT, as Flink 2.3 refuses it")
+    .setup_table_source(SourceTestStep.new_builder("src")
+                        .add_schema("id INT", "cat STRING", "v INT", "PRIMARY KEY (id) NOT ENFORCED")
+                        .add_option("changelog-mode", "I,UB,UA,D").build())
+    .setup_table_sink(SinkTestStep.new_builder("snk")
+                      .add_schema("id INT", "cat STRING", "v INT", "PRIMARY KEY (id) NOT ENFORCED")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO snk SELECT id, cat, v FROM (SELECT *, ROW_NUMBER() OVER "
+                     "(PARTITION BY cat ORDER BY v DESC) AS rn FROM src) WHERE rn <= 2",
+                     PlanningError, "the query has an upsert key that differs from the primary "
+                     "key of sink table 'snk'. Primary key: [id], upsert key: []")
+    .build())
+
+FAILING_PROGRAMS = [RANK_REFUSES_SINK_KEYED_OFF_PARTITION]

@@ -379,3 +379,34 @@ def test_on_conflict_do_nothing_or_error_is_named(env):
     env.execute_sql(MATERIALIZE_DDL)
     with pytest.raises(UnsupportedSqlError, match="ON CONFLICT DO NOTHING"):
         env.compile_sql(JOIN_INTO_KEYED + " ON CONFLICT DO NOTHING")
+
+
+# --- upsert keys through a Top-N and an over aggregate (rank- and over-aggregate-refuses-
+# sink-keyed-off-partition are the refusals) ----------------------------------------------------
+
+KEYED_SOURCE_DDL = """
+CREATE TABLE Src (id INT, cat STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'values', 'changelog-mode' = 'I,UB,UA,D');
+CREATE TABLE Snk (id INT, cat STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+CREATE TABLE SnkOver (id INT, cat STRING, v BIGINT, s BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+
+
+@pytest.mark.parametrize("query", [
+    "INSERT INTO Snk SELECT id, cat, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {p} "
+    "ORDER BY v DESC) AS rn FROM Src) WHERE rn <= 2",
+    "INSERT INTO SnkOver SELECT id, cat, v, SUM(v) OVER (PARTITION BY {p} ORDER BY v RANGE "
+    "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM Src"])
+def test_a_key_without_the_partition_key_is_no_upsert_key_after_a_rank_or_over(env, query):
+    """As Flink 2.3 (PyFlink): partitioned by the sink's key, the source's key stays an upsert
+    key (no materializer); partitioned by another column it does not, and the INSERT needs ON
+    CONFLICT, with which the sink materializes."""
+    env.execute_sql(KEYED_SOURCE_DDL)
+    assert node(env.compile_sql(query.format(p="id")), "stream-exec-sink").upsert_materialize is None
+    with pytest.raises(PlanningError, match=r"upsert key that differs .* Primary key: \[id\], "
+                                            r"upsert key: \[\]"):
+        env.compile_sql(query.format(p="cat"))
+    plan = env.compile_sql(query.format(p="cat") + " ON CONFLICT DO DEDUPLICATE")
+    assert node(plan, "stream-exec-sink").upsert_materialize is True

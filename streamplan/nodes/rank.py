@@ -67,9 +67,11 @@ class StreamExecRank(KeyedNode):
                 ("orderBy.fields", 0, [field.index for field in self.order_by.fields])]
 
     def output_unique_keys(self, inputs, input_keys):
-        """Flink's FlinkRelMdUniqueKeys of a Rank: the input's, and the partition key with
-        the row number, or alone for a top 1."""
-        keys = [list(key) for key in input_keys[0]]
+        """Flink's upsert keys of a Rank (FlinkRelMdUpsertKeys, getRankUniqueKeys): the input's
+        that contain the partition key (rows are distributed by it), and the partition key
+        with the row number, or alone for a top 1."""
+        partition = set(self.partition.fields)
+        keys = [list(key) for key in input_keys[0] if partition <= set(key)]
         if self.output_row_number:
             keys.insert(0, list(self.partition.fields) + [len(self.row_type.fields) - 1])
         elif self.rank_range.end == 1:

@@ -187,6 +187,30 @@ CALC_UDF_COMPLEX = (
              "(udf1(a) > 0 or (a * b) < 100) and b > 10")
     .build())
 
+# DATE_FORMAT over a TIMESTAMP(3) column and over a timestamp string, with Java date
+# patterns (Flink's SimpleDateFormat and Spark's DateTimeFormatter agree on these letters);
+# checked on Flink 2.3 (tools/flink_compare).
+CALC_DATE_FORMAT = (
+    TableTestProgram.of("calc-date-format", "DATE_FORMAT of a timestamp column and of a "
+                        "timestamp string")
+    .setup_table_source(
+        SourceTestStep.new_builder("Events")
+        .add_schema("id INT", "ts TIMESTAMP(3)", "s STRING")
+        .producing_before_restore([1, "2024-03-09 07:05:02.250", "2024-12-31 23:59:59"],
+                                  [2, None, None])
+        .producing_after_restore([3, "1999-01-01 00:00:00", "2000-02-29 12:00:00"])
+        .build())
+    .setup_table_sink(
+        SinkTestStep.new_builder("Formatted")
+        .add_schema("id INT", "day STRING", "minute STRING", "year_of_s STRING")
+        .consuming_before_restore("+I[1, 2024-03-09, 03/09 07:05:02.250, 2024]",
+                                  "+I[2, null, null, null]")
+        .consuming_after_restore("+I[3, 1999-01-01, 01/01 00:00:00.000, 2000]")
+        .build())
+    .run_sql("INSERT INTO Formatted SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd'), "
+             "DATE_FORMAT(ts, 'MM/dd HH:mm:ss.SSS'), DATE_FORMAT(s, 'yyyy') FROM Events")
+    .build())
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
-            CALC_UDF_COMPLEX]
+            CALC_UDF_COMPLEX, CALC_DATE_FORMAT]

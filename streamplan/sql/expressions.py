@@ -162,6 +162,13 @@ def user_functions(names: Iterable[str]) -> Iterator[None]:
         _USER_FUNCTIONS.reset(token)
 
 
+def _is_date_format_argument(node: exp.Expression) -> bool:
+    """sqlglot reads DATE_FORMAT(ts, fmt) as TimeToStr(TimeStrToTime(ts), fmt) and writes the
+    same DATE_FORMAT back: that wrapper is part of DATE_FORMAT, not a function of its own."""
+    return isinstance(node, exp.TimeStrToTime) and isinstance(node.parent, exp.TimeToStr) \
+        and node.arg_key == "this"
+
+
 def disallowed_construct(tree: exp.Expression) -> Optional[str]:
     """The first construct of `tree` an expression may not use, as a user would name it
     (`function REFLECT`, `subquery`), or None when every part is allowed."""
@@ -180,6 +187,8 @@ def disallowed_construct(tree: exp.Expression) -> Optional[str]:
                 return f"function {node.name.upper()}"
         elif isinstance(node, (exp.Select, exp.Subquery, exp.Query)):
             return "subquery"
+        elif _is_date_format_argument(node):
+            continue
         elif not isinstance(node, _STRUCTURE + _FUNCTIONS):
             return (f"function {node.sql_name()}" if isinstance(node, exp.Func)
                     else f"{type(node).__name__} expression")

@@ -20,9 +20,10 @@ from .json_input import parse_json
 from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
 from .planner.type_resolver import SparkTypeResolver
+from .planner.views import check_view_reads
 from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps
 from .migration import MigrationResult
-from .sql.ast import (CompilePlan, CreateFunction, CreateTable, ExecutePlan, ExplainPlan, Insert, MigratePlan,
+from .sql.ast import (CompilePlan, CreateFunction, CreateTable, CreateView, ExecutePlan, ExplainPlan, Insert, MigratePlan,
                       SetOption, StatementSet)
 from .sql.parser import parse_script
 from .types import RowType
@@ -43,6 +44,7 @@ class TableEnvironment:
     spark: Any = None
     config: Configuration = field(default_factory=Configuration)
     catalog: dict[str, CreateTable] = field(default_factory=dict)
+    views: dict[str, CreateView] = field(default_factory=dict)
     functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
     output_dir: Optional[Path] = None         # where sinks record their changelog
@@ -92,9 +94,15 @@ class TableEnvironment:
 
     def _run_statement(self, statement) -> StatementResult:
         if isinstance(statement, CreateTable):
-            if statement.name in self.catalog:
-                raise PlanningError(f"{statement.position}: table '{statement.name}' already exists")
+            self._check_new_relation(statement, "table")
             self.catalog[statement.name] = statement
+            return StatementResult("created", statement.name)
+        if isinstance(statement, CreateView):
+            if statement.if_not_exists and statement.name in self.views:
+                return StatementResult("skipped", f"view {statement.name} exists (IF NOT EXISTS)")
+            self._check_new_relation(statement, "view")
+            check_view_reads(statement, set(self.catalog) | set(self.views))
+            self.views[statement.name] = statement
             return StatementResult("created", statement.name)
         if isinstance(statement, CreateFunction):
             if statement.name.lower() in self.functions and statement.if_not_exists:
@@ -129,6 +137,14 @@ class TableEnvironment:
             plan = load_plan(self._path(statement.path))
             return StatementResult("explained", explain_plan(plan), plan)
         raise StreamPlanError(f"cannot run statement {type(statement).__name__}")
+
+    def _check_new_relation(self, statement: Union[CreateTable, CreateView], kind: str) -> None:
+        """Tables and views share one namespace, as in Flink's catalog."""
+        for existing, known in (("table", self.catalog), ("view", self.views)):
+            if statement.name in known:
+                raise PlanningError(f"{statement.position}: cannot create {kind} "
+                                    f"'{statement.name}': a {existing} of that name already "
+                                    f"exists")
 
     def _compile_to_file(self, statement: CompilePlan) -> StatementResult:
         target = self._path(statement.path)
@@ -177,7 +193,8 @@ class TableEnvironment:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
         self._register_scalar_functions()
         builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
-                              functions=dict(self.functions))
+                              functions=dict(self.functions),
+                              views={name: view.query for name, view in self.views.items()})
         try:
             return builder.plan(inserts)
         except RecursionError:

@@ -99,6 +99,42 @@ def test_subqueries_and_ctes_plan_like_inline_queries(env):
     assert cte.to_json_text() == sub.to_json_text()
 
 
+def test_a_view_plans_as_the_query_it_names(env):
+    """CREATE VIEW: a later query naming the view plans its query in place (Flink expands
+    views), through a view of a view and as a window TVF's table, the same plan as the CTE."""
+    env.execute_sql("CREATE TEMPORARY VIEW big AS SELECT k, v FROM O WHERE v > 1;\n"
+                    "CREATE VIEW per_k AS SELECT k, COUNT(*) AS n FROM big GROUP BY k")
+    cte = env.compile_sql("INSERT INTO Retract WITH big AS (SELECT k, v FROM O WHERE v > 1) "
+                          "SELECT k, n FROM (SELECT k, COUNT(*) AS n FROM big GROUP BY k)")
+    assert env.compile_sql("INSERT INTO Retract SELECT k, n FROM per_k").to_json_text() == \
+        cte.to_json_text()
+    env.execute_sql("CREATE TABLE E (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t) "
+                    "WITH ('connector' = 'values');\n"
+                    "CREATE VIEW late AS SELECT * FROM E")
+    windowed = ("SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE {}, DESCRIPTOR(t), INTERVAL '1' "
+                "SECOND)) GROUP BY k, window_start, window_end")
+    assert env.compile_sql(f"INSERT INTO Retract {windowed.format('late')}").to_json_text() == \
+        env.compile_sql(f"INSERT INTO Retract WITH late AS (SELECT * FROM E) "
+                        f"{windowed.format('late')}").to_json_text()
+    assert [r.kind for r in env.execute_sql("CREATE VIEW IF NOT EXISTS big AS SELECT k FROM O")] \
+        == ["skipped"]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("CREATE VIEW v AS SELECT k FROM v", "view 'v' reads 'v', which is not a table or view "
+                                         "created before it \\(a view cannot read itself\\)"),
+    ("CREATE VIEW v AS SELECT k FROM O JOIN later ON O.k = later.k", "view 'v' reads 'later'"),
+    ("CREATE VIEW O AS SELECT 1", "cannot create view 'O': a table of that name already exists"),
+    ("CREATE VIEW v AS SELECT k FROM O;\nCREATE TABLE v (a INT) WITH ('connector' = 'values')",
+     "<script>:2:1: cannot create table 'v': a view of that name already exists"),
+    ("CREATE VIEW v AS SELECT k, v FROM O;\nINSERT INTO v SELECT k, v FROM O",
+     "<script>:2:1: 'v' is a view; a query writes into a table"),
+])
+def test_view_errors_name_the_view_and_its_position(env, sql, message):
+    with pytest.raises(PlanningError, match=message):
+        env.execute_sql(sql)
+
+
 @pytest.mark.parametrize("sql, error, message", [
     ("INSERT INTO Retract SELECT s, COUNT(*) FROM O GROUP BY k", PlanningError,
      "column 's' is neither grouped nor aggregated"),

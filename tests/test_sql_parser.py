@@ -516,8 +516,8 @@ def test_execute_and_explain_plan():
 
 @pytest.mark.parametrize("sql, construct", [
     ("SELECT a FROM t", "bare SELECT (use INSERT INTO <sink> SELECT ...)"),
-    ("CREATE VIEW v AS SELECT 1", "CREATE VIEW statement"),
-    ("CREATE TEMPORARY VIEW v AS SELECT 1", "CREATE TEMPORARY VIEW statement"),
+    ("CREATE MATERIALIZED TABLE m AS SELECT 1", "CREATE MATERIALIZED TABLE statement"),
+    ("CREATE CATALOG c WITH ('type' = 'x')", "CREATE CATALOG statement"),
     ("DROP TABLE t", "DROP TABLE statement"),
     ("ALTER TABLE t SET ('a' = 'b')", "ALTER TABLE statement"),
     ("USE cat", "USE statement"),
@@ -542,6 +542,29 @@ def test_create_function():
     assert unsupported("CREATE FUNCTION f AS 'a.B' LANGUAGE JAVA").construct == "LANGUAGE JAVA function"
     assert syntax_error("CREATE FUNCTION f AS m").message == (
         "expected a single-quoted class of the function, 'module:qualname', found 'm'")
+
+
+def test_create_view_and_temporary_table():
+    from streamplan.sql.ast import CreateView
+
+    first, second = parse_script("CREATE TEMPORARY VIEW v AS SELECT a FROM t WHERE a > 1;\n"
+                                 "CREATE VIEW IF NOT EXISTS w AS (SELECT a FROM v) UNION ALL "
+                                 "(SELECT b FROM t)")
+    assert isinstance(first, CreateView) and isinstance(second, CreateView)
+    assert (first.name, first.if_not_exists, first.position) == ("v", False, pos(1, 1))
+    assert first.query.sql(dialect="spark") == "SELECT a FROM t WHERE a > 1"
+    assert (second.name, second.if_not_exists, second.position) == ("w", True, pos(2, 1))
+    assert isinstance(second.query, exp.Union)
+    (table,) = parse_script("CREATE TEMPORARY TABLE t (a INT) WITH ('connector' = 'values')")
+    assert isinstance(table, CreateTable) and table.name == "t"
+    error = unsupported("CREATE VIEW v (x, y) AS SELECT a, b FROM t")
+    assert (error.construct, error.column) == ("a column list on view 'v'", len("CREATE VIEW v ") + 1)
+    assert syntax_error("CREATE VIEW v SELECT a FROM t").message == \
+        "expected AS after the view name 'v', found 'SELECT'"
+    assert syntax_error("CREATE VIEW v AS 1").message == \
+        "expected a query (SELECT ...) after CREATE VIEW v AS, found '1'"
+    assert unsupported("CREATE VIEW v AS SELECT /*+ STATE_TTL('t' = '1d') */ a FROM t").construct \
+        == "query hint outside the top-level SELECT of an INSERT"
 
 
 def test_unknown_statement_keyword_is_a_syntax_error():

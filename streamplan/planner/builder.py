@@ -66,6 +66,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
     config: Configuration
     types: SparkTypeResolver
     functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
+    views: dict[str, exp.Expression] = field(default_factory=dict)   # CREATE VIEW: name -> query
     nodes: list[ExecNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)
@@ -167,7 +168,9 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         sink_row = table_row_type(sink_table, physical_only=True)
         targets = _insert_targets(insert, sink_table, sink_row, where)
         query_row = RowType(tuple(sink_row.fields[sink_row.index(n)] for n in targets))
-        ctx = QueryContext(insert, where, hints)
+        # A view plans as a CTE of the INSERT (a copy: planning may annotate the tree).
+        ctx = QueryContext(insert, where, hints,
+                           ctes={name: query.copy() for name, query in self.views.items()})
         relation = self._plan_select(insert.query, ctx, query_row, top_level=True)
         check_early_fire_applies(hints, ctx.interval_joins > 0)
         hints.state_ttl.check_all_used()

@@ -33,6 +33,9 @@ class SourceRules:
 
     def _table(self, name: str, where: str, role: str) -> CreateTable:
         table = self.catalog.get(name)
+        if table is None and name in self.views:
+            raise PlanningError(f"{where}: '{name}' is a view; a query writes into a table "
+                                f"(INSERT INTO <table>)")
         if table is None:
             near = [t for t in self.catalog if t.lower() == name.lower()]
             hint = f" Did you mean '{near[0]}'?" if near else ""

@@ -149,7 +149,19 @@ class CreateFunction:
     position: Position
 
 
-Statement = Union[CreateTable, CreateFunction, SetOption, Insert, StatementSet, CompilePlan, MigratePlan,
+@dataclass(frozen=True)
+class CreateView:
+    """`CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name AS <query>`: a named query. As Flink
+    expands a view, every query after it that names it plans the view's query in its place
+    (the same as a CTE of that name)."""
+
+    name: str
+    query: exp.Select | exp.SetOperation
+    if_not_exists: bool
+    position: Position
+
+
+Statement = Union[CreateTable, CreateView, CreateFunction, SetOption, Insert, StatementSet, CompilePlan, MigratePlan,
                   ExecutePlan, ExplainPlan]
 
 

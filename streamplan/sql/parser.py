@@ -3,11 +3,13 @@
 Supported statements (producing the model of :mod:`streamplan.sql.ast`):
 
 * ``SET 'key' = 'value'`` and ``SET some.key = value`` (unquoted key and value)
-* ``CREATE TABLE [IF NOT EXISTS] t (<columns>) [DISTRIBUTED ...] [PARTITIONED BY (...)]
+* ``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t (<columns>) [DISTRIBUTED ...] [PARTITIONED BY (...)]
   [WITH ('k' = 'v', ...)]`` with physical, computed and metadata columns
   (``c TYPE METADATA [FROM 'key']``), one ``WATERMARK FOR c AS c [- INTERVAL 'n' UNIT]`` or
   ``AS SOURCE_WATERMARK()`` and a ``PRIMARY KEY (...) NOT ENFORCED`` (table or column level).
   ``IF NOT EXISTS`` is accepted and has no effect: a script declares every table exactly once.
+* ``CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS SELECT ...``: a named query, expanded
+  where a later query names it
 * ``INSERT { INTO | OVERWRITE } t [PARTITION (k = v, ...)] [(c, ...)] SELECT ...`` with
   ``/*+ NAME('k' = 'v', ...) */`` hints on the top-level SELECT
 * statement sets: ``EXECUTE STATEMENT SET BEGIN ...; END`` and ``BEGIN STATEMENT SET; ...; END;``
@@ -33,7 +35,7 @@ from sqlglot.errors import ParseError, TokenError
 from streamplan.durations import INTERVAL_UNITS_MS, bounded_decimal
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
-    CreateFunction, ColumnDef, CompilePlan, CreateTable, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
+    CreateFunction, ColumnDef, CompilePlan, CreateTable, CreateView, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
     SetOption, Statement, StatementSet, WatermarkDef,
 )
 from streamplan.sql.expressions import numeric_literal_problem
@@ -43,7 +45,8 @@ from streamplan.sql.splitter import (
 )
 from streamplan.types import TYPE_ALIASES, TYPE_ARITIES, TYPE_PARAM_RANGES
 
-_SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, CREATE FUNCTION, INSERT INTO ... SELECT, "
+_SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, "
+              "INSERT INTO ... SELECT, "
               "statement sets and COMPILE / EXECUTE / EXPLAIN PLAN.")
 _HINT_PLACEMENT = "Put hints right after the SELECT of INSERT INTO <sink> SELECT."
 _HINT_NOTE = " (hints take key-value options: 'key' = 'value')"
@@ -371,15 +374,20 @@ class _TableDraft:
         return tuple(names)
 
 
-def _parse_create(cur: _Cursor) -> CreateTable | CreateFunction:
+def _parse_create(cur: _Cursor) -> CreateTable | CreateView | CreateFunction:
     words = [token.upper if token.kind == WORD else "" for token in cur.tokens[1:4]]
     if "FUNCTION" in words[:1] or words[:2] == ["TEMPORARY", "FUNCTION"] \
             or words[:3] == ["TEMPORARY", "SYSTEM", "FUNCTION"]:
         return _parse_create_function(cur)
-    if not cur.peek_word("TABLE", ahead=1):
+    # TEMPORARY changes nothing here: a script's tables and views live as long as the script.
+    kind = words[1] if words[:1] == ["TEMPORARY"] else words[0]
+    if kind == "VIEW":
+        return _parse_create_view(cur)
+    if kind != "TABLE":
         raise cur.src.unsupported(f"{_statement_kind(cur.tokens)} statement", cur.tokens[0].start,
                                   _SUPPORTED)
     keyword = cur.advance()
+    cur.accept_word("TEMPORARY")
     cur.advance()
     _reject_hints(cur)
     _accept_if_not_exists(cur)
@@ -392,6 +400,25 @@ def _parse_create(cur: _Cursor) -> CreateTable | CreateFunction:
             break
     cur.expect_punct(")", f"or ',' in the column list of table '{draft.name}'")
     return draft.build(_parse_table_options(cur, draft), keyword)
+
+
+def _parse_create_view(cur: _Cursor) -> CreateView:
+    """Flink's `CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name AS <query>`; the query is a SELECT
+    or a set operation, as in INSERT INTO."""
+    keyword = cur.advance()
+    cur.accept_word("TEMPORARY")
+    cur.advance()
+    _reject_hints(cur)
+    if_not_exists = _accept_if_not_exists(cur)
+    name = _table_name(cur, "a view name after CREATE VIEW")
+    if _is_punct(cur.peek(), "("):
+        raise cur.src.unsupported(f"a column list on view '{name}'", cur.peek().start,
+                                  "Name the view's columns with AS in its SELECT.")
+    cur.expect_word("AS", f"after the view name '{name}'")
+    if not (cur.peek_word(*_QUERY_STARTS) or _is_punct(cur.peek(), "(")):
+        raise cur.fail(f"a query (SELECT ...) after CREATE VIEW {name} AS")
+    query = _parse_query(cur.src, cur.rest())
+    return CreateView(name, query, if_not_exists, cur.src.position(keyword.start))
 
 
 def _parse_create_function(cur: _Cursor) -> CreateFunction:

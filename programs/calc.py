@@ -211,6 +211,41 @@ CALC_DATE_FORMAT = (
              "DATE_FORMAT(ts, 'MM/dd HH:mm:ss.SSS'), DATE_FORMAT(s, 'yyyy') FROM Events")
     .build())
 
+# Flink built-ins Spark spells differently (streamplan/planner/flink_builtins.py): SPLIT_INDEX
+# (a literal separator, empty pieces counted, NULL past the end, for a negative index and
+# for an empty string), FLOOR / CEIL (ts TO unit), WEEK and TIMESTAMPADD; checked on Flink 2.3
+# (tools/flink_compare).
+CALC_FLINK_BUILTINS = (
+    TableTestProgram.of("calc-flink-builtins", "SPLIT_INDEX, FLOOR and CEIL TO a unit, WEEK "
+                        "and TIMESTAMPADD as Flink computes them")
+    .setup_table_source(
+        SourceTestStep.new_builder("Events")
+        .add_schema("id INT", "s STRING", "ts TIMESTAMP(3)")
+        .producing_before_restore([1, "a,b,,c", "2024-03-09 07:05:02.250"],
+                                  [2, "", "2024-03-10 00:00:00"], [3, None, None])
+        .producing_after_restore([4, "x.y,z.", "2024-12-31 23:59:59.999"])
+        .build())
+    .setup_table_sink(
+        SinkTestStep.new_builder("Pieces")
+        .add_schema("id INT", "p0 STRING", "p2 STRING", "p3 STRING", "p9 STRING",
+                    "dot1 STRING", "neg STRING", "fh TIMESTAMP(3)", "cd TIMESTAMP(3)",
+                    "fm TIMESTAMP(3)", "cs TIMESTAMP(3)", "wk BIGINT", "later TIMESTAMP(3)")
+        .consuming_before_restore(
+            "+I[1, a, , c, null, null, null, 2024-03-09T07:00, 2024-03-10T00:00, "
+            "2024-03-01T00:00, 2024-03-09T07:05:03, 10, 2024-03-10T08:05:02.250]",
+            "+I[2, null, null, null, null, null, null, 2024-03-10T00:00, 2024-03-10T00:00, "
+            "2024-03-01T00:00, 2024-03-10T00:00, 10, 2024-03-11T01:00]",
+            "+I[3, null, null, null, null, null, null, null, null, null, null, null, null]")
+        .consuming_after_restore(
+            "+I[4, x.y, null, null, null, y,z, null, 2024-12-31T23:00, 2025-01-01T00:00, "
+            "2024-12-01T00:00, 2025-01-01T00:00, 1, 2025-01-02T00:59:59.999]")
+        .build())
+    .run_sql("INSERT INTO Pieces SELECT id, SPLIT_INDEX(s, ',', 0), SPLIT_INDEX(s, ',', 2), "
+             "SPLIT_INDEX(s, ',', 3), SPLIT_INDEX(s, ',', 9), SPLIT_INDEX(s, '.', 1), "
+             "SPLIT_INDEX(s, ',', -1), FLOOR(ts TO HOUR), CEIL(ts TO DAY), FLOOR(ts TO MONTH), "
+             "CEIL(ts TO SECOND), WEEK(ts), TIMESTAMPADD(HOUR, 25, ts) FROM Events")
+    .build())
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
-            CALC_UDF_COMPLEX, CALC_DATE_FORMAT]
+            CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS]

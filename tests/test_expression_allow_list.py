@@ -156,8 +156,8 @@ ALLOWED_FUNCTIONS = [
     "Quarter", "Radians", "Rand", "RegexpExtract", "RegexpReplace", "RegexpSplit", "Repeat",
     "Replace", "Reverse", "Right", "Round", "SHA", "SHA2", "Second", "Sign", "Sin", "Sinh",
     "Sqrt", "StartsWith", "StrPosition", "StrToMap", "StrToUnix", "Struct", "Substring", "Tan",
-    "Tanh", "TimeToStr", "TimestampDiff", "TimestampTrunc", "ToBase64", "Translate", "Trim",
-    "Trunc", "TsOrDsAdd", "TsOrDsToDate", "Unhex", "UnixToStr", "Upper", "VarMap", "Week", "Year"]
+    "Tanh", "TimeToStr", "TimestampAdd", "TimestampDiff", "TimestampTrunc", "ToBase64", "Translate", "Trim",
+    "Trunc", "TsOrDsAdd", "TsOrDsToDate", "Unhex", "UnixToStr", "Upper", "VarMap", "Week", "WeekOfYear", "Year"]
 ALLOWED_NAMED = [
     "BIN", "BTRIM", "CARDINALITY", "E", "ELEMENT_AT", "ISNOTNULL", "ISNULL", "NAMED_STRUCT",
     "NOW", "REGEXP", "SPLIT_INDEX", "TIMESTAMP_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_SECONDS",

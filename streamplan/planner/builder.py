@@ -20,6 +20,7 @@ from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
 from ..functions import SCALAR, FunctionDefinition
 from ..functions.spark import scalar_functions_called
+from .flink_builtins import spark_builtins
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -273,7 +274,8 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
             construct = disallowed_construct(expression)
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
-        return spark_sql(integer_division(expression, input_row, self.types, where))
+        return spark_sql(spark_builtins(integer_division(expression, input_row, self.types, where),
+                                        where))
 
     def _state_ttl(self, input_names: tuple[str, ...], ctx: QueryContext, is_join: bool) -> int:
         """FLIP-292: a hinted TTL for this input, else the session's table.exec.state.ttl."""

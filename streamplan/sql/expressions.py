@@ -57,7 +57,8 @@ _FUNCTIONS = (
     exp.TimeToStr, exp.Year, exp.Quarter, exp.Month, exp.Week, exp.DayOfYear, exp.DayOfMonth,
     exp.DayOfWeek, exp.Hour, exp.Minute, exp.Second, exp.TsOrDsAdd, exp.TimestampDiff,
     exp.TsOrDsToDate, exp.StrToUnix, exp.UnixToStr, exp.CurrentDate, exp.CurrentTimestamp,
-    exp.Localtimestamp, exp.DateDiff, exp.TimestampTrunc, exp.LastDay,
+    exp.Localtimestamp, exp.DateDiff, exp.TimestampTrunc, exp.LastDay, exp.TimestampAdd,
+    exp.WeekOfYear,
     # conditional and collections
     exp.Coalesce, exp.Nullif, exp.Array, exp.VarMap, exp.Struct, exp.ArraySize,
     exp.ArrayContains, exp.PropertyEQ,

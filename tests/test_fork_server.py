@@ -82,6 +82,29 @@ def test_a_worker_runs_as_python_m_would(server, tmp_path):
     assert run.stderr == f"from the client|['an arg']|{cwd}|__main__\n"
 
 
+def test_a_preloaded_worker_module_runs_as_main_without_runpys_warning(tmp_path, monkeypatch):
+    """The server imports the driver worker's module before it forks; running it as __main__
+    then makes runpy warn (RuntimeWarning: '...' found in sys.modules), which `python -m`
+    never prints: the warning would land in every stateful query's console output."""
+    import importlib
+    import warnings
+
+    package = tmp_path / "probe_package"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import worker\n")
+    (package / "worker.py").write_text("import sys\nRAN_AS = __name__\n"
+                                       "sys.modules['probe_package'].ran_as = __name__\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("probe_package.worker")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fork_server.run_as_main("probe_package.worker")
+    assert sys.modules["probe_package"].ran_as == "__main__"
+    assert [str(w.message) for w in caught] == []
+    for name in ("probe_package", "probe_package.worker"):
+        sys.modules.pop(name, None)
+
+
 def test_a_crashing_worker_fails_with_its_traceback(server, tmp_path):
     run = subprocess.run(CLIENT, env=client_env(server, tmp_path, PROBE_RAISE="1"),
                          capture_output=True, text=True)

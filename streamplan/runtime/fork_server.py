@@ -191,6 +191,18 @@ def _fork_worker(client: socket.socket, listener: socket.socket,
     return pid
 
 
+def run_as_main(module: str) -> None:
+    """`module` as `python -m` runs it. The server preloaded the driver worker's module, so
+    runpy warns that it is already in sys.modules; `python -m` would not, so neither do we."""
+    import runpy
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=RuntimeWarning,
+                                message=f"'{module}' found in sys.modules after import of package")
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
 def _become_worker(request: dict, fds: list[int]) -> None:
     code = 1
     try:
@@ -206,8 +218,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
                 sys.path.insert(0, entry)
         args = request["args"]            # ["-m", module, *argv]
         sys.argv = [args[1], *args[2:]]
-        import runpy
-        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+        run_as_main(args[1])
         code = 0
     except SystemExit as exit:
         code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)

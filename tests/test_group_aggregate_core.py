@@ -141,3 +141,38 @@ def test_count_distinct_with_a_filter_counts_the_distinct_values_of_the_taken_ro
     out, acc = run([call, COUNT_STAR], [(I, ("a", True)), (I, ("b", False)), (I, ("a", True)),
                                         (I, ("b", True)), (UB, ("a", True))])
     assert out[-1] == ("+U", (2, 3)) and acc.values[0] == {"a": 1, "b": 1}
+
+
+# --- FIRST_VALUE, LAST_VALUE, LISTAGG: arrival order (Flink's *WithRetractAggFunction) ---------
+
+FIRST, LAST = AggCall("FIRST_VALUE", 0, False, "INT"), AggCall("LAST_VALUE", 0, False, "INT")
+LISTAGG = AggCall("LISTAGG", 1, False, "STRING", args=(1, 2))
+
+
+def test_retractions_remove_the_earliest_occurrence_of_their_value():
+    rows = [(I, (3, "x", ";")), (I, (4, "y", ";")), (I, (3, "x", ";")), (UB, (3, "x", ";")),
+            (UA, (9, "v", ";")), (D, (4, "y", ";")), (D, (7, "w", ";"))]   # 7 never came
+    out, acc = run([FIRST, LAST, LISTAGG], rows, update_before=False)
+    assert out == [("+I", (3, 3, "x")), ("+U", (3, 4, "x;y")), ("+U", (3, 3, "x;y;x")),
+                   ("+U", (4, 3, "y;x")), ("+U", (4, 9, "y;x;v")), ("+U", (3, 9, "x;v"))]
+    assert acc.values == [[3, 9], [3, 9], [["x", "v"], ";"]]
+
+
+def test_over_an_insert_only_input_first_and_last_keep_one_value_and_skip_nulls():
+    calls = [AggCall("FIRST_VALUE", 0, False, "INT", retracting=False),
+             AggCall("LAST_VALUE", 0, False, "INT", retracting=False),
+             AggCall("LISTAGG", 1, False, "STRING", args=(1,), retracting=False)]
+    out, acc = run(calls, [(I, (None, None)), (I, (5, "a")), (I, (None, "b")), (I, (6, None))],
+                   update_before=False)
+    assert out == [("+I", (None, None, None)), ("+U", (5, 5, "a")), ("+U", (5, 5, "a,b")),
+                   ("+U", (5, 6, "a,b"))]
+    assert acc.values == [5, 6, [["a", "b"], ","]]
+
+
+def test_arrival_order_accumulators_read_back_what_they_wrote():
+    from streamplan.runtime.group_aggregate import _decode, _encode
+
+    calls = (FIRST, AggCall("LAST_VALUE", 0, False, "INT", retracting=False), LISTAGG)
+    _, acc = run(calls, [(I, (3, "x", "|")), (I, (4, None, "|"))])
+    stored = _encode(acc, calls)
+    assert _decode(stored, calls) == acc

@@ -152,6 +152,67 @@ def test_aggregate_errors_name_the_column_or_construct(env, sql, error, message)
         env.compile_sql(sql)
 
 
+def test_arrival_order_aggregates_plan_as_flinks_calls(env):
+    """FIRST_VALUE, LAST_VALUE and LISTAGG: the argument's type (nullable) and STRING;
+    LISTAGG's delimiter a column of the calc below, its second argument, as Flink plans it."""
+    plan = env.compile_sql("INSERT INTO Joined SELECT k, LISTAGG(s, '|') FILTER (WHERE v > 0) "
+                           "FROM O GROUP BY k")
+    (call,) = node(plan, "stream-exec-group-aggregate").agg_calls
+    calc = node(plan, "stream-exec-calc")
+    assert (call.function, call.type, call.arg_list, call.filter_arg) == ("LISTAGG", "STRING",
+                                                                          [1, 2], 3)
+    assert calc.projection[1:3] == ["`s`", "'|'"]
+    plan = env.compile_sql("INSERT INTO Retract SELECT k, LAST_VALUE(v) FROM O GROUP BY k")
+    (call,) = node(plan, "stream-exec-group-aggregate").agg_calls
+    assert (call.function, call.type, call.arg_list) == ("LAST_VALUE", "BIGINT", [1])
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("INSERT INTO Retract SELECT k, LAST_VALUE(DISTINCT v) FROM O GROUP BY k",
+     "LAST_VALUE\(DISTINCT ...\)"),
+    ("INSERT INTO Joined SELECT k, LISTAGG(v) FROM O GROUP BY k",
+     "<script>:1:1: unsupported: LISTAGG of a BIGINT argument"),
+    ("INSERT INTO Joined SELECT k, LISTAGG(s, s) FROM O GROUP BY k",
+     "LISTAGG with a delimiter that is not a string literal"),
+    ("INSERT INTO Retract SELECT k, FIRST_VALUE(v) OVER (PARTITION BY k ORDER BY id) FROM O",
+     "FIRST_VALUE\(\) OVER"),
+])
+def test_arrival_order_aggregates_are_refused_where_flink_differs(env, sql, message):
+    with pytest.raises(UnsupportedSqlError, match=message):
+        env.compile_sql(sql)
+
+
+def test_arrival_order_aggregates_run_in_the_group_aggregate_only(env):
+    env.execute_sql("CREATE TABLE E (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t) "
+                    "WITH ('connector' = 'values')")
+    with pytest.raises(UnsupportedSqlError, match="FIRST_VALUE in a window aggregate"):
+        env.compile_sql("INSERT INTO Retract SELECT k, CAST(COUNT(*) AS BIGINT) FROM (SELECT "
+                        "window_start, k, FIRST_VALUE(k) AS f FROM TABLE(TUMBLE(TABLE E, "
+                        "DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, "
+                        "window_end, k) GROUP BY k")
+    env.execute_sql("SET 'table.exec.mini-batch.enabled' = 'true';\n"
+                    "SET 'table.exec.mini-batch.allow-latency' = '1 s';\n"
+                    "SET 'table.exec.mini-batch.size' = '10'")
+    with pytest.raises(UnsupportedSqlError, match="LISTAGG in a group aggregate with "
+                                                  "table.exec.mini-batch.enabled"):
+        env.compile_sql("INSERT INTO Joined SELECT k, LISTAGG(s) FROM O GROUP BY k")
+
+
+def test_a_plan_giving_another_node_an_arrival_order_aggregate_is_refused_on_load(env):
+    """Only stream-exec-group-aggregate declares FIRST_VALUE, LAST_VALUE and LISTAGG."""
+    from streamplan.plan import parse_plan
+
+    env.execute_sql("SET 'table.exec.mini-batch.enabled' = 'true';\n"
+                    "SET 'table.exec.mini-batch.allow-latency' = '1 s';\n"
+                    "SET 'table.exec.mini-batch.size' = '10'")
+    text = env.compile_sql("INSERT INTO Retract SELECT k, MAX(v) FROM O GROUP BY k").to_json_text()
+    assert '"function": "MAX"' in text
+    with pytest.raises(PlanFormatError, match="'stream-exec-local-group-aggregate_1'.*field "
+                                              "'aggCalls.0.function': Input should be 'COUNT', "
+                                              "'SUM', 'MIN', 'MAX', 'AVG' or 'UDAF'"):
+        parse_plan(text.replace('"function": "MAX"', '"function": "FIRST_VALUE"'))
+
+
 # --- aggregate FILTER (Flink's filterArg) and DISTINCT ------------------------------------------
 
 def test_a_filter_is_a_boolean_column_below_the_aggregate_and_its_filter_arg(env):

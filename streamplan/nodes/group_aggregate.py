@@ -27,6 +27,14 @@ class AggCallSpec(PlanModel):
                                                    # (absent from the JSON for built-ins)
 
 
+class GroupAggCallSpec(AggCallSpec):
+    """An aggregate call of stream-exec-group-aggregate, the one node that also runs the
+    aggregates over arrival order (the other aggregate nodes refuse them when a plan is
+    loaded)."""
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE",
+                      "LISTAGG"]
+
+
 def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
     """The type SUM and AVG keep their running sum in (Flink's accumulators)."""
     if function == "SUM":
@@ -40,12 +48,13 @@ def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
     return SqlType("BIGINT")
 
 
-def runtime_calls(agg_calls: list[AggCallSpec]):
-    """The runtime's AggCall of each call of a plan."""
+def runtime_calls(agg_calls: list[AggCallSpec], retracting: bool = True):
+    """The runtime's AggCall of each call of a plan (`retracting`: the input has retractions)."""
     from ..runtime.group_aggregate import AggCall
 
     return tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                         call.distinct, call.type, call.filter_arg)
+                         call.distinct, call.type, call.filter_arg, args=tuple(call.arg_list),
+                         retracting=retracting)
                  if call.user_function is None else
                  AggCall(call.function, None, False, call.type, call.filter_arg,
                          call.user_function.implementation, call.user_function.accumulator_type,
@@ -64,6 +73,29 @@ def resolve_user_functions(node, agg_calls: list[AggCallSpec]) -> None:
                                         f"'{call.name}'")
 
 
+def check_ordered_calls(node, agg_calls: list[GroupAggCallSpec], input_row: RowType) -> None:
+    """FIRST_VALUE and LAST_VALUE take one argument, LISTAGG a STRING and maybe its delimiter
+    (a STRING), none of them DISTINCT (the planner refuses it; Flink feeds a distinct
+    aggregate its values in another order)."""
+    arity = {"FIRST_VALUE": (1,), "LAST_VALUE": (1,), "LISTAGG": (1, 2)}
+    for n, call in enumerate(agg_calls):
+        if call.function not in arity:
+            continue
+        where = f"node {node.id} ('{node.type}'): field 'aggCalls[{n}]'"
+        if len(call.arg_list) not in arity[call.function]:
+            raise PlanFormatError(f"{where}: {call.function} takes "
+                                  f"{' or '.join(map(str, arity[call.function]))} argument(s), "
+                                  f"the plan gives {len(call.arg_list)}")
+        if call.distinct:
+            raise PlanFormatError(f"{where}: {call.function} with distinct true (not supported)")
+        if call.function == "LISTAGG":
+            for index in call.arg_list:
+                field = input_row.fields[index]
+                if field.type.name not in ("STRING", "VARCHAR", "CHAR"):
+                    raise PlanFormatError(f"{where}: LISTAGG over input field {index} "
+                                          f"({field.name} {field.type.text}), not a STRING")
+
+
 def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) -> None:
     """A FILTER column must be BOOLEAN."""
     for n, call in enumerate(agg_calls):
@@ -78,12 +110,14 @@ def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) ->
            min_state_version="0.1")
 class StreamExecGroupAggregate(KeyedNode):
     STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX and "
-                 "DISTINCT calls every value with its count; a UDAF its declared accumulator "
-                 "type); TTL from `state`")
+                 "DISTINCT calls every value with its count; FIRST_VALUE/LAST_VALUE their "
+                 "value, over retractions every value in arrival order; LISTAGG its values in "
+                 "arrival order and its delimiter; a UDAF its declared accumulator type); TTL "
+                 "from `state`")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]
-    agg_calls: list[AggCallSpec]
+    agg_calls: list[GroupAggCallSpec]
     generate_update_before: bool
     need_retraction: bool
 
@@ -121,7 +155,9 @@ class StreamExecGroupAggregate(KeyedNode):
         from ..runtime.group_aggregate import GroupAggParams
 
         check_filter_args(self, self.agg_calls, input_row)
-        return GroupAggParams(len(self.grouping), runtime_calls(self.agg_calls),
+        check_ordered_calls(self, self.agg_calls, input_row)
+        return GroupAggParams(len(self.grouping),
+                              runtime_calls(self.agg_calls, retracting=self.need_retraction),
                               self.generate_update_before, self.state_ttl_ms())
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:

@@ -12,13 +12,13 @@ from sqlglot import exp
 from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.global_group_aggregate import StreamExecGlobalGroupAggregate
-from ..nodes.group_aggregate import AggCallSpec, StreamExecGroupAggregate
+from ..nodes.group_aggregate import AggCallSpec, GroupAggCallSpec, StreamExecGroupAggregate
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
 from ..types import Field, RowType, parse_type, quote_identifier
-from .aggregates import (AggregateCall, aggregate_calls, is_aggregate, is_grouping_function,
-                         result_type)
+from .aggregates import (ORDERED_FUNCTIONS, AggregateCall, aggregate_calls, is_aggregate,
+                         is_grouping_function, result_type)
 from .grouping_sets import GroupingSets, grouping_function, grouping_sets
 from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
                               user_aggregate_spec)
@@ -100,7 +100,7 @@ class AggregateRules:
                         f"aggregate (a window aggregate over the window table function's "
                         f"columns, Flink's WindowAttached windowing)",
                         ctx.position.line, ctx.position.column, ctx.position.source)
-        columns = [([column_of(a) for a in call.arguments] if call.udf is not None
+        columns = [([column_of(a) for a in call.arguments] if call.arguments
                     else column_of(call.argument), column_of(call.condition, is_filter=True))
                    for call in calls]
         condition = (self._sql(scope.rewrite(where_condition), input_row, where)
@@ -150,9 +150,13 @@ class AggregateRules:
             if user_function is not None:
                 out_type = parse_type(user_function.result_type).text
             else:
-                arg_type = pre_row.fields[arg_index].type if arg_index is not None else None
-                out_type = result_type(call.function, arg_type).text
-            specs.append(AggCallSpec(name=name, function=call.function, arg_list=arg_list,
+                arg_type = pre_row.fields[arg_list[0]].type if arg_list else None
+                try:
+                    out_type = result_type(call.function, arg_type).text
+                except UnsupportedSqlError as err:       # at the INSERT's position
+                    raise UnsupportedSqlError(err.construct, ctx.position.line,
+                                              ctx.position.column, ctx.position.source) from None
+            specs.append(GroupAggCallSpec(name=name, function=call.function, arg_list=arg_list,
                                      distinct=call.distinct, filter_arg=filter_index,
                                      type=out_type, user_function=user_function))
             call_columns[text] = name
@@ -164,6 +168,7 @@ class AggregateRules:
         selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
         if relation.window is not None:
+            refuse_ordered(specs, "a window aggregate (stream-exec-window-aggregate)", ctx)
             if any(spec.user_function is not None for spec in specs):
                 raise UnsupportedSqlError(
                     "a user-defined aggregate function in a window aggregate "
@@ -238,6 +243,8 @@ class AggregateRules:
         if not self.config.get(MINIBATCH_ENABLED):
             return False
         check_user_functions_in_mini_batch(specs, ctx)
+        refuse_ordered(specs, "a group aggregate with table.exec.mini-batch.enabled (Flink runs "
+                       "it in one phase, MiniBatchGroupAggFunction, not implemented)", ctx)
         if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
             raise UnsupportedSqlError(
                 "a group aggregate with table.exec.mini-batch.enabled and "
@@ -280,6 +287,16 @@ class AggregateRules:
                         generate_update_before=True, need_retraction=need_retraction,
                         output_type=output.text, state_ttls=ttls,
                         description=f"GlobalGroupAggregate({group_by}select=[{global_select}])")
+
+
+def refuse_ordered(specs: list[AggCallSpec], where: str, ctx: QueryContext) -> None:
+    """FIRST_VALUE, LAST_VALUE and LISTAGG run in stream-exec-group-aggregate only."""
+    ordered = [spec.function for spec in specs if spec.function in ORDERED_FUNCTIONS]
+    if ordered:
+        raise UnsupportedSqlError(
+            f"{', '.join(dict.fromkeys(ordered))} in {where}; FIRST_VALUE, LAST_VALUE and "
+            f"LISTAGG run in stream-exec-group-aggregate only", ctx.position.line,
+            ctx.position.column, ctx.position.source)
 
 
 def _function_text(spec: AggCallSpec) -> str:

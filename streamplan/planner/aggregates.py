@@ -11,6 +11,13 @@ from ..functions import AGGREGATE, FunctionDefinition
 from ..types import INTEGRAL_TYPES, SqlType
 
 _FUNCTIONS = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX", exp.Avg: "AVG"}
+# Aggregates over the order rows arrive in: the group aggregate runs them; the window, over
+# and mini-batch aggregates refuse them by name (aggregate_rule.refuse_ordered).
+_ORDERED = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE",
+            exp.GroupConcat: "LISTAGG"}
+ORDERED_FUNCTIONS = tuple(_ORDERED.values())
+_SUPPORTED = ("supported: COUNT, SUM, MIN, MAX, AVG, each with DISTINCT and FILTER; "
+              "FIRST_VALUE, LAST_VALUE and LISTAGG with FILTER")
 
 
 @dataclass(frozen=True)
@@ -111,11 +118,12 @@ def _call(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> 
             raise UnsupportedSqlError(f"{node.sql(dialect='spark')}: * or DISTINCT in a call of "
                                       f"the user-defined aggregate function {udf.name}")
         return AggregateCall(node, "UDAF", None, False, udf=udf, arguments=arguments)
+    if type(node) in _ORDERED:
+        return _ordered_call(node, _ORDERED[type(node)])
     function = _FUNCTIONS.get(type(node))
     if function is None:
-        raise UnsupportedSqlError(
-            f"aggregate function {node.sql_name() if hasattr(node, 'sql_name') else type(node).__name__}"
-            f" (supported: COUNT, SUM, MIN, MAX, AVG, each with DISTINCT and FILTER)")
+        name = node.sql_name() if hasattr(node, "sql_name") else type(node).__name__
+        raise UnsupportedSqlError(f"aggregate function {name} ({_SUPPORTED})")
     argument = node.this
     distinct = isinstance(argument, exp.Distinct)
     if distinct:
@@ -136,6 +144,27 @@ def _call(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> 
     return AggregateCall(node, function, argument, distinct)
 
 
+def _ordered_call(node: exp.Expression, function: str) -> AggregateCall:
+    """FIRST_VALUE(x), LAST_VALUE(x), LISTAGG(x [, 'delimiter']): one argument (LISTAGG's
+    delimiter a string literal, projected as a column below the aggregate as Flink does)."""
+    argument = node.this
+    if isinstance(argument, exp.Distinct):
+        raise UnsupportedSqlError(f"{function}(DISTINCT ...) (Flink feeds a distinct aggregate "
+                                  f"its values in another order than they arrive)")
+    if argument is None or isinstance(argument, exp.Star):
+        raise UnsupportedSqlError(f"{function} without a column argument")
+    extra = [value for key, value in node.args.items()
+             if key not in ("this", "separator") and value]
+    if extra:
+        raise UnsupportedSqlError(f"{function} with several arguments (it takes one column"
+                                  f"{' and a delimiter' if function == 'LISTAGG' else ''})")
+    separator = node.args.get("separator")
+    if separator is not None and not (isinstance(separator, exp.Literal) and separator.is_string):
+        raise UnsupportedSqlError("LISTAGG with a delimiter that is not a string literal")
+    arguments = (argument,) if separator is None else (argument, separator)
+    return AggregateCall(node, function, argument, False, arguments=arguments)
+
+
 def result_type(function: str, argument: Optional[SqlType]) -> SqlType:
     """Flink's return types: COUNT is BIGINT NOT NULL; SUM keeps integral and floating types
     and widens DECIMAL(p, s) to DECIMAL(38, s); AVG keeps integral and floating types and
@@ -144,8 +173,13 @@ def result_type(function: str, argument: Optional[SqlType]) -> SqlType:
     if function == "COUNT":
         return SqlType("BIGINT", (), nullable=False)
     assert argument is not None
-    if function in ("MIN", "MAX"):
+    if function in ("MIN", "MAX", "FIRST_VALUE", "LAST_VALUE"):
         return argument.with_nullable(True)
+    if function == "LISTAGG":
+        if argument.name not in ("STRING", "VARCHAR", "CHAR"):
+            raise UnsupportedSqlError(f"LISTAGG of a {argument.text} argument (it concatenates "
+                                      f"strings; CAST it to STRING)")
+        return SqlType("STRING")
     name = argument.name
     if name not in INTEGRAL_TYPES + ("DECIMAL", "FLOAT", "DOUBLE"):
         raise UnsupportedSqlError(f"{function} of a {argument.text} argument (it needs a number)")

@@ -25,7 +25,10 @@ from .batch_rows import Output, plain
 from .processor import KeyedValueProcessor
 
 COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
-FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF)
+FIRST_VALUE, LAST_VALUE, LISTAGG = "FIRST_VALUE", "LAST_VALUE", "LISTAGG"
+FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG)
+# Aggregates over the order rows arrive in (only the group aggregate runs them).
+ORDERED = (FIRST_VALUE, LAST_VALUE, LISTAGG)
 ACC_STATE = "acc-state"
 
 
@@ -46,6 +49,9 @@ class AggCall:
     implementation: Optional[str] = None
     accumulator_type: Optional[str] = None
     args: tuple[int, ...] = ()
+    # FIRST_VALUE / LAST_VALUE over an updating input keep every value to retract exactly
+    # (Flink's *WithRetractAggFunction); over an insert-only input one value
+    retracting: bool = True
 
     @property
     def function_instance(self) -> Any:
@@ -74,6 +80,10 @@ class GroupAggParams:
 def _initial(call: AggCall) -> Any:
     if call.function == UDAF:
         return call.function_instance.create_accumulator()
+    if call.function == LISTAGG:
+        return [[], None]              # the values in arrival order, the delimiter
+    if call.function in ORDERED:
+        return [] if call.retracting else None
     if call.keeps_values:
         return {}
     if call.function in (SUM, AVG):
@@ -86,6 +96,8 @@ def call_value(call: AggCall, row: tuple) -> Any:
     others their argument."""
     if call.function == UDAF:
         return tuple(row[i] for i in call.args)
+    if call.function == LISTAGG:       # the value and its delimiter (',' unless given)
+        return row[call.arg], (row[call.args[1]] if len(call.args) > 1 else ",")
     return row[call.arg] if call.arg is not None else None
 
 
@@ -97,6 +109,8 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
         function = call.function_instance
         (function.accumulate if sign > 0 else function.retract)(acc, *value)
         return acc
+    if call.function in ORDERED:
+        return _apply_ordered(call, acc, value, sign)
     if call.arg is not None and value is None:
         return acc                     # aggregates skip NULL arguments
     if call.keeps_values:
@@ -116,9 +130,41 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
     return acc + sign                  # COUNT
 
 
+def _apply_ordered(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
+    """FIRST_VALUE, LAST_VALUE and LISTAGG skip NULLs. Over an updating input they keep the
+    values in arrival order and a retraction removes the value's earliest occurrence, or
+    nothing when it is not there (FirstValueWithRetractAggFunction's orders,
+    ListAggWithRetractAggFunction's list); over an insert-only input FIRST_VALUE keeps the
+    first value, LAST_VALUE the last (FirstValueAggFunction, LastValueAggFunction)."""
+    if call.function == LISTAGG:
+        (value, delimiter), (values, kept) = value, acc
+        if value is None:
+            return acc
+        # Flink's ListAggWs keeps the delimiter of the latest row it accumulated
+        acc = [values, delimiter if sign > 0 else kept]
+    else:
+        values = acc
+    if value is None:
+        return acc
+    if not call.retracting and call.function != LISTAGG:
+        return value if call.function == LAST_VALUE or acc is None else acc
+    if sign > 0:
+        values.append(value)
+    elif value in values:
+        values.remove(value)
+    return acc
+
+
 def _result(call: AggCall, acc: Any) -> Any:
     if call.function == UDAF:
         return call.function_instance.get_value(acc)
+    if call.function == LISTAGG:
+        values, delimiter = acc
+        return delimiter.join(values) if values else None
+    if call.function in ORDERED:
+        if not call.retracting:
+            return acc
+        return (acc[0] if call.function == FIRST_VALUE else acc[-1]) if acc else None
     if call.keeps_values:
         present = [value for value, count in acc.items() if count > 0]
         if call.function == COUNT:
@@ -233,6 +279,10 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
         if call.function == UDAF:
             fields.append(f"a{index}: {state_ddl(parse_data_type(call.accumulator_type))}")
+        elif call.function == LISTAGG:
+            fields.append(f"a{index}: STRUCT<values: ARRAY<STRING>, delimiter: STRING>")
+        elif call.function in ORDERED:
+            fields.append(f"a{index}: ARRAY<{arg}>" if call.retracting else f"a{index}: {arg}")
         elif call.keeps_values:
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
@@ -247,6 +297,10 @@ def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
     for call, value in zip(calls, acc.values):
         if call.function == UDAF:
             values.append(to_state(value, parse_data_type(call.accumulator_type)))
+        elif call.function == LISTAGG:
+            values.append((list(value[0]), value[1]))
+        elif call.function in ORDERED:
+            values.append(list(value) if call.retracting else value)
         elif call.keeps_values:
             values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
         elif call.function in (SUM, AVG):
@@ -266,6 +320,11 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
             fresh = call.function_instance.create_accumulator()
             values.append(from_state(value, data_type, fresh if isinstance(data_type, RowOf)
                                      else None))
+        elif call.function == LISTAGG:
+            items, delimiter = plain(value)
+            values.append([list(items or []), delimiter])
+        elif call.function in ORDERED:
+            values.append(list(value or []) if call.retracting else value)
         elif call.keeps_values:
             values.append({plain(item)[0]: plain(item)[1] for item in value or []})
         elif call.function in (SUM, AVG):

@@ -301,14 +301,15 @@ def list_(snapshots: Path = SNAPSHOTS):
     except HarnessError as err:
         _fail(err)
     for program in programs:
-        console.print(f"{short_name(node_of(program))}: [bold]{program.id}[/] - {program.description}",
+        console.print(f"{short_name(node_of(program))}: [bold]{program.id}[/] - "
+                      f"{escape(program.description)}",
                       highlight=False)
     fixtures, problems = scan_snapshots(snapshots)
     console.print(f"\n{len(fixtures)} fixture(s) under {snapshots}", highlight=False)
     for fixture in fixtures:
         console.print(f"  {fixture.id}", highlight=False)
     for problem in problems:
-        console.print(f"  [red]?[/] {problem}", highlight=False)
+        console.print(f"  [red]?[/] {escape(str(problem))}", highlight=False)
 
 
 @app.command()

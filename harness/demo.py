@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from .discovery import discover_programs, select_programs
 from .generate import generate_fixture
@@ -25,7 +26,7 @@ def _size_kib(directory: Path) -> float:
 def run_demo(console: Console, program_id: str = FLAGSHIP) -> None:
     programs = discover_programs()
     (program,) = select_programs(programs, program_id=program_id)
-    console.print(f"[bold]{program.id}[/]: {program.description}")
+    console.print(f"[bold]{program.id}[/]: {escape(program.description)}")
     console.print(program.run_step.text(), highlight=False, markup=False)
     with tempfile.TemporaryDirectory(prefix="harness-demo-") as root:
         fixture = generate_fixture(program, Path(root))

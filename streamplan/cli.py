@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .errors import StreamPlanError
 
@@ -46,7 +47,7 @@ def _env(master: Optional[str], base: Path, allow_paths_outside: bool = False):
 
 
 def _fail(err: StreamPlanError) -> None:
-    errors.print(f"[bold red]error:[/] {err}", markup=True, highlight=False, soft_wrap=True)
+    errors.print(f"[bold red]error:[/] {escape(str(err))}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(code=1)
 
 
@@ -61,7 +62,7 @@ def compile(script: Path = typer.Argument(..., exists=True, dir_okay=False,
         plan.write(output)
     except StreamPlanError as err:
         _fail(err)
-    console.print(f"wrote {output} ({len(plan.nodes)} nodes)")
+    console.print(f"wrote {output} ({len(plan.nodes)} nodes)", markup=False)
 
 
 @app.command()
@@ -81,7 +82,7 @@ def migrate(old: Path = typer.Argument(..., exists=True, dir_okay=False,
         errors.print("[bold red]error:[/] give -o/--output, or --dry-run to only show the changes")
         raise typer.Exit(code=2)
     if output is not None and output.exists() and if_not_exists:
-        console.print(f"skipped: {output} exists (--if-not-exists)")
+        console.print(f"skipped: {output} exists (--if-not-exists)", markup=False)
         return
     try:
         result = TableEnvironment().migrate_plan(old, None if dry_run else output)
@@ -91,7 +92,7 @@ def migrate(old: Path = typer.Argument(..., exists=True, dir_okay=False,
     if dry_run:
         console.print("dry run: nothing written")
     else:
-        console.print(f"wrote {output}")
+        console.print(f"wrote {output}", markup=False)
 
 
 @app.command()
@@ -121,7 +122,7 @@ def nodes(write_docs: bool = typer.Option(False, "--write-docs",
 
 def _print_run(result) -> None:
     for name, sink in result.sinks.items():
-        console.print(f"[bold]{name}[/]: {len(sink.rows)} changelog row(s)")
+        console.print(f"[bold]{escape(name)}[/]: {len(sink.rows)} changelog row(s)")
         for text in sink.texts:
             typer.echo(f"  {text}")
 
@@ -166,7 +167,7 @@ def run(script: Path = typer.Argument(..., exists=True, dir_okay=False),
             elif result.kind == "migrated":
                 typer.echo(result.detail)
             elif result.kind in ("compiled", "skipped"):
-                console.print(f"{result.kind}: {result.detail}")
+                console.print(f"{result.kind}: {result.detail}", markup=False)
     except StreamPlanError as err:
         _fail(err)
 

@@ -62,6 +62,19 @@ def test_compile_reports_syntax_errors_with_position(example):
     assert not (example / "x.json").exists()
 
 
+
+def test_an_error_prints_its_bracketed_names_as_written(example):
+    """Rich reads `[name]` as a style tag: an error's text is printed as written, so a
+    message listing keys in brackets keeps them (it printed 'Primary key: ,' before)."""
+    (example / "keyed.sql").write_text(
+        "CREATE TABLE o (id BIGINT, k BIGINT) WITH ('connector' = 'values');\n"
+        "CREATE TABLE s (k BIGINT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+        "WITH ('connector' = 'values', 'sink-insert-only' = 'false');\n"
+        "INSERT INTO s SELECT id, COUNT(*) FROM (SELECT id, k FROM o) GROUP BY id, k;\n")
+    result = runner.invoke(app, ["compile", str(example / "keyed.sql"), "-o",
+                                 str(example / "x.json")])
+    assert result.exit_code == 1
+    assert "Primary key: [k], upsert key: []." in " ".join(result.output.split())
 def test_script_plan_statements_compile_explain_and_execute(example, spark):
     script = (example / "orders.sql").read_text().replace(
         "INSERT INTO OrderShipments", "COMPILE PLAN 'plan.json' FOR INSERT INTO OrderShipments")

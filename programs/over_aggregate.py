@@ -276,57 +276,55 @@ _PK_KEY = "PRIMARY KEY(key) NOT ENFORCED"
 _PK_VAL = "PRIMARY KEY(val) NOT ENFORCED"
 
 
-def _retract_mode(frame: str):
-    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE",
-                    "validates restoring a non-time unbounded preceding sum function in retract "
-                    "mode")
-            .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER))
-            .setup_table_sink(_sink(_RETRACT_SINK_BEFORE, _RETRACT_SINK_AFTER))
-            .run_sql(_over_sql(frame))
+_RETRACT_MODE = ("validates restoring a non-time unbounded preceding sum function in retract "
+                 "mode")
+
+
+def _retract_program(frame: str, suffix: str, description: str, sink: SinkTestStep,
+                     *source_extra: str, window: str = "PARTITION BY key ORDER BY val"):
+    """Flink's OVER_AGGREGATE_NON_TIME_<frame>_UNBOUNDED_SUM_RETRACT_MODE<suffix>: the retract
+    mode source (with `source_extra`, e.g. its primary key) into `sink`."""
+    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE{suffix}",
+                    description)
+            .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER, *source_extra))
+            .setup_table_sink(sink)
+            .run_sql(_over_sql(frame, window))
             .build())
+
+
+def _retract_mode(frame: str):
+    return _retract_program(frame, "", _RETRACT_MODE,
+                            _sink(_RETRACT_SINK_BEFORE, _RETRACT_SINK_AFTER))
 
 
 def _retract_mode_sort_by_key(frame: str):
-    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE_SORT_BY_KEY",
-                    "validates restoring a non-time unbounded preceding sum function in retract "
-                    "mode")
-            .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER))
-            .setup_table_sink(_sink(
-                ["+I[key1, 1, 100, 1]", "+I[key1, 2, 200, 2]", "+I[key1, 5, 500, 5]",
-                 "+I[key1, 6, 600, 6]", "-D[key1, 2, 200, 2]", "+U[key1, 3, 200, 3]",
-                 "+I[key2, 1, 100, 2]", "+I[key2, 2, 200, 2]"],
-                ["+I[key3, 1, 100, 3]", "+I[key1, 4, 400, 4]", "-D[key1, 3, 200, 3]",
-                 "+U[key1, 3, 300, 3]"]))
-            .run_sql(_over_sql(frame, "PARTITION BY val ORDER BY key"))
-            .build())
+    return _retract_program(
+        frame, "_SORT_BY_KEY", _RETRACT_MODE,
+        _sink(["+I[key1, 1, 100, 1]", "+I[key1, 2, 200, 2]", "+I[key1, 5, 500, 5]",
+               "+I[key1, 6, 600, 6]", "-D[key1, 2, 200, 2]", "+U[key1, 3, 200, 3]",
+               "+I[key2, 1, 100, 2]", "+I[key2, 2, 200, 2]"],
+              ["+I[key3, 1, 100, 3]", "+I[key1, 4, 400, 4]", "-D[key1, 3, 200, 3]",
+               "+U[key1, 3, 300, 3]"]),
+        window="PARTITION BY val ORDER BY key")
 
 
 def _retract_mode_source_primary_key(frame: str):
-    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_PRIMARY_KEY",
-                    "validates restoring a non-time unbounded preceding sum function in retract "
-                    "mode with source table having primary key")
-            .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER, _PK_KEY))
-            .setup_table_sink(_sink(_RETRACT_SINK_BEFORE, _RETRACT_SINK_AFTER))
-            .run_sql(_over_sql(frame))
-            .build())
+    return _retract_program(frame, "_SOURCE_PRIMARY_KEY",
+                            f"{_RETRACT_MODE} with source table having primary key",
+                            _sink(_RETRACT_SINK_BEFORE, _RETRACT_SINK_AFTER), _PK_KEY)
 
 
 def _retract_mode_sink_primary_key(frame: str):
-    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY",
-                    "validates restoring a non-time unbounded preceding sum function in retract "
-                    "mode with sink table having primary key")
-            .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER))
-            .setup_table_sink(_sink(
-                ["+I[key1, 1, 100, 1]", "+U[key1, 2, 200, 3]", "+U[key1, 5, 500, 8]",
-                 "+U[key1, 6, 600, 14]", "+U[key1, 5, 500, 6]", "+U[key1, 6, 600, 12]",
-                 "+U[key1, 3, 200, 4]", "+U[key1, 5, 500, 9]", "+U[key1, 6, 600, 15]",
-                 "+I[key2, 1, 100, 1]", "+U[key2, 2, 200, 3]"],
-                ["+I[key3, 1, 100, 1]", "+U[key1, 4, 400, 8]", "+U[key1, 5, 500, 13]",
-                 "+U[key1, 6, 600, 19]", "+U[key1, 4, 400, 5]", "+U[key1, 5, 500, 10]",
-                 "+U[key1, 6, 600, 16]", "+U[key1, 3, 300, 4]", "+U[key1, 4, 400, 8]",
-                 "+U[key1, 5, 500, 13]", "+U[key1, 6, 600, 19]"], _PK_KEY))
-            .run_sql(_over_sql(frame))
-            .build())
+    return _retract_program(
+        frame, "_SINK_PRIMARY_KEY", f"{_RETRACT_MODE} with sink table having primary key",
+        _sink(["+I[key1, 1, 100, 1]", "+U[key1, 2, 200, 3]", "+U[key1, 5, 500, 8]",
+               "+U[key1, 6, 600, 14]", "+U[key1, 5, 500, 6]", "+U[key1, 6, 600, 12]",
+               "+U[key1, 3, 200, 4]", "+U[key1, 5, 500, 9]", "+U[key1, 6, 600, 15]",
+               "+I[key2, 1, 100, 1]", "+U[key2, 2, 200, 3]"],
+              ["+I[key3, 1, 100, 1]", "+U[key1, 4, 400, 8]", "+U[key1, 5, 500, 13]",
+               "+U[key1, 6, 600, 19]", "+U[key1, 4, 400, 5]", "+U[key1, 5, 500, 10]",
+               "+U[key1, 6, 600, 16]", "+U[key1, 3, 300, 4]", "+U[key1, 4, 400, 8]",
+               "+U[key1, 5, 500, 13]", "+U[key1, 6, 600, 19]"], _PK_KEY))
 
 
 def _retract_mode_source_sink_primary_key(frame: str):

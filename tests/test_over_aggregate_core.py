@@ -400,25 +400,35 @@ def test_non_time_state_layout_names_flinks_states():
     assert layout["accMapState"]["key"] == "sortKey STRUCT<`val`: BIGINT>"
 
 
-def test_the_non_time_processor_runs_a_batch_as_the_core_runs_its_rows():
-    """Several rows of one partition in one micro-batch, then another batch from state: the
-    same changelog as the core row by row; each state read once a batch."""
+def non_time_processor(params):
+    """A non-time over processor of `key1` over a fresh store: (its layout, the store, a
+    function feeding one micro-batch of (kind, values) and returning its output rows)."""
     names, out_names = ("key", "val", "ts"), ("key", "val", "ts", "sum_val")
-    layout = state_layout(NON_TIME, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
+    layout = state_layout(params, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
                           "STRUCT<rowCount: BIGINT, a0: STRUCT<total: BIGINT, count: BIGINT>>",
                           "`key`: STRING", "`val`: BIGINT")
     store = Store()
     store.key = ("key1",)
-    processor = processor_class(NON_TIME)(NON_TIME, layout, names, out_names)
+    processor = processor_class(params)(params, layout, names, out_names)
     processor.init(Handle(store))
 
     def batch(*changes):
         rows = [{**dict(zip(names, values)), OP_COLUMN: kind.code} for kind, values in changes]
         return [(RowKind.from_code(r[OP_COLUMN]), *(r[n] for n in out_names))
                 for r in processor.handleInputRows(("key1",), iter(rows), TimerValues(0))]
+    return layout, store, batch
 
-    first = [ins("key1", 5, 500), ins("key1", 2, 200), ins("key1", 2, 201), ins("key1", None, 1)]
-    second = [ins("key1", 1, 100), (UB, ("key1", 2, 200)), (UA, ("key1", 6, 200))]
+
+NON_TIME_BATCHES = ([ins("key1", 5, 500), ins("key1", 2, 200), ins("key1", 2, 201),
+                     ins("key1", None, 1)],
+                    [ins("key1", 1, 100), (UB, ("key1", 2, 200)), (UA, ("key1", 6, 200))])
+
+
+def test_the_non_time_processor_runs_a_batch_as_the_core_runs_its_rows():
+    """Several rows of one partition in one micro-batch, then another batch from state: the
+    same changelog as the core row by row; each state read once a batch."""
+    _, store, batch = non_time_processor(NON_TIME)
+    first, second = NON_TIME_BATCHES
     expected = Partitions()
     assert batch(*first) == expected.feed(*first)
     store.calls.clear()
@@ -546,23 +556,9 @@ def test_non_time_rows_insert_and_retract_all():
 
 
 def test_the_non_time_rows_processor_keeps_accumulators_by_id():
-    names, out_names = ("key", "val", "ts"), ("key", "val", "ts", "sum_val")
-    layout = state_layout(NON_TIME_ROWS, "`key`: STRING, `val`: BIGINT, `ts`: BIGINT",
-                          "STRUCT<rowCount: BIGINT, a0: STRUCT<total: BIGINT, count: BIGINT>>",
-                          "`key`: STRING", "`val`: BIGINT")
+    layout, store, batch = non_time_processor(NON_TIME_ROWS)
     assert layout["accMapState"]["key"] == "id BIGINT"
-    store = Store()
-    store.key = ("key1",)
-    processor = processor_class(NON_TIME_ROWS)(NON_TIME_ROWS, layout, names, out_names)
-    processor.init(Handle(store))
-
-    def batch(*changes):
-        rows = [{**dict(zip(names, values)), OP_COLUMN: kind.code} for kind, values in changes]
-        return [(RowKind.from_code(r[OP_COLUMN]), *(r[n] for n in out_names))
-                for r in processor.handleInputRows(("key1",), iter(rows), TimerValues(0))]
-
-    first = [ins("key1", 5, 500), ins("key1", 2, 200), ins("key1", 2, 201), ins("key1", None, 1)]
-    second = [ins("key1", 1, 100), (UB, ("key1", 2, 200)), (UA, ("key1", 6, 200))]
+    first, second = NON_TIME_BATCHES
     expected = Partitions(NON_TIME_ROWS)
     assert batch(*first) == expected.feed(*first)
     assert batch(*second) == expected.feed(*second)

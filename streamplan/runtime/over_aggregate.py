@@ -538,6 +538,17 @@ class NonTimeUnboundedOverCore(AggsHandle):
                 return index, True
         return -1, True
 
+    def sort_key_of_removed(self, state: NonTimeState, row: tuple
+                            ) -> Optional[tuple[int, tuple, list]]:
+        """Where a retracted row's sort key sits: (its position, the key, a copy of its row
+        ids), or None, counted, when no row of that key is kept (removeFromSortedList skips
+        the row)."""
+        index, _ = self.find_index_of_sort_key(state, self.key_of(row), True)
+        if index == -1:
+            self.sort_keys_not_found += 1
+            return None
+        return index, state.sorted_list[index][0], list(state.sorted_list[index][1])
+
     def same(self, previous: Optional[Accumulators], current: Accumulators) -> bool:
         """`prevAcc.equals(currAcc)` on Flink's accumulators (`flink_accumulator`)."""
         if previous is None:
@@ -686,12 +697,10 @@ class NonTimeOverCore(NonTimeUnboundedOverCore):
         updated. A row not found is skipped. As Flink's reAccumulateIdsAndGetRemoveIndex,
         every row equal to it is left out of the key's accumulators and the last of them is
         removed."""
-        key = self.key_of(row)
-        index, _ = self.find_index_of_sort_key(state, key, True)
-        if index == -1:
-            self.sort_keys_not_found += 1
+        found = self.sort_key_of_removed(state, row)
+        if found is None:
             return
-        current, ids = state.sorted_list[index][0], list(state.sorted_list[index][1])
+        index, current, ids = found
         acc = self.acc_of_prev_row(state, index - 1)
         remove_index = -1
         for position, id_ in enumerate(ids):
@@ -786,12 +795,10 @@ class NonTimeRowsOverCore(NonTimeUnboundedOverCore):
         value, and the key's later rows updated from the row before it
         (reAccumulateIdsAndEmitUpdates, which stops at the first unchanged one), then the
         later keys' rows (processRemainingElements). A row not found is skipped."""
-        key = self.key_of(row)
-        index, _ = self.find_index_of_sort_key(state, key, True)
-        if index == -1:
-            self.sort_keys_not_found += 1
+        found = self.sort_key_of_removed(state, row)
+        if found is None:
             return
-        current, ids = state.sorted_list[index][0], list(state.sorted_list[index][1])
+        index, current, ids = found
         remove_index = next((position for position, id_ in enumerate(ids)
                              if state.values.get(id_) == row), -1)
         if remove_index == -1:

@@ -136,8 +136,27 @@ def test_sort_limit_is_a_global_top_n(env):
                                "strategy=[RetractStrategy])")
 
 
+def test_a_sort_column_the_select_list_leaves_out_is_carried_to_the_sort_and_dropped(env):
+    """As Calcite plans it: the column under its own name below the sort, a calc above it
+    that keeps the selected columns."""
+    plan = env.compile_sql("INSERT INTO Out2 SELECT id, n FROM A ORDER BY v DESC, id LIMIT 2")
+    below, above, to_sink = nodes(plan, "stream-exec-calc_1")     # the last casts n to BIGINT
+    (top,) = nodes(plan, "stream-exec-sort-limit_1")
+    assert below.projection == ["`id`", "`n`", "`v`"]
+    assert [(f.index, f.is_ascending) for f in top.order_by.fields] == [(2, False), (0, True)]
+    assert above.projection == ["`id`", "`n`"]
+    assert [e.source for e in plan.edges] == [n.id for n in plan.nodes[:-1]]   # one chain
+    # a select-list name wins over a FROM column of the same name, as in SQL
+    plan = env.compile_sql("INSERT INTO Out2 SELECT id AS k, id AS n FROM A ORDER BY n LIMIT 2")
+    (top,) = nodes(plan, "stream-exec-sort-limit_1")
+    assert [f.index for f in top.order_by.fields] == [1]
+    assert all(len(calc.projection) == 2 for calc in nodes(plan, "stream-exec-calc_1"))
+
+
 @pytest.mark.parametrize("sql, message", [
     ("INSERT INTO Out2 SELECT k, n FROM C ORDER BY n", "ORDER BY without LIMIT"),
+    ("INSERT INTO Out2 SELECT k, COUNT(*) FROM C GROUP BY k ORDER BY n LIMIT 2",
+     "ORDER BY 'n' \\(only a column of the SELECT"),
     ("INSERT INTO Out2 SELECT k, n FROM C ORDER BY n + 1 LIMIT 2", "only a column of the SELECT"),
     ("INSERT INTO Out2 SELECT k, n FROM C LIMIT 0", "LIMIT 0"),
 ])

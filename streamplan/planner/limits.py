@@ -2,7 +2,8 @@
 limit node (without ORDER BY: the first rows to arrive) or a sort-limit node (with ORDER BY:
 a global top-N), both Flink's ranks under a constant key with rank range m + 1 .. m + n, then
 the cast to the sink's columns. ORDER BY names columns of the SELECT list (by name, alias or
-position). ORDER BY without LIMIT is the temporal sort rule's (temporal_sorts.py).
+position), or of a plain SELECT's FROM clause: those are carried to the sort and dropped after
+it, as Calcite plans them. ORDER BY without LIMIT is the temporal sort rule's (temporal_sorts.py).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..nodes.limit import StreamExecLimit
 from ..nodes.rank import (APPEND_FAST, RETRACT, PartitionSpec, RankRange, RankStrategy,
                           SortField, SortSpec)
 from ..nodes.sort_limit import StreamExecSortLimit
-from ..types import RowType
+from ..types import RowType, unique_names
 from .common import QueryContext, Relation
 from .ranks import _plain_row
 from .scope import ScopeField, plain_column
@@ -42,9 +43,14 @@ class LimitRules:
         if fetch < 1:
             raise UnsupportedSqlError("LIMIT 0 (a query without rows)", position.line,
                                       position.column, position.source)
+        select = select.copy()              # hidden sort columns rename its ORDER BY items
+        hidden = _hidden_sort_columns(select)
+        order = select.args.get("order")
         inner = select.copy()
         for clause in ("order", "limit", "offset"):
             inner.set(clause, None)
+        if hidden:          # sorted by, not selected: carried to the sort, then dropped
+            inner.set("expressions", [*inner.expressions, *hidden])
         relation = self._plan_select(inner, ctx, None, top_level)
         input_node = relation.node
         row = input_node.row_type
@@ -71,6 +77,10 @@ class LimitRules:
                             description=f"Limit(offset=[{offset}], fetch=[{fetch}])", **spec)
         limited = Relation(node, [ScopeField(f.qualifier, f.name, node.row_type.fields[i])
                                   for i, f in enumerate(relation.scope_fields)], relation.names)
+        if hidden:
+            visible = [exp.column(exp.to_identifier(f.name, quoted=True))
+                       for f in limited.scope_fields[:len(limited.scope_fields) - len(hidden)]]
+            limited = self._plan_projection(visible, limited, None, ctx, None)
         if sink_row is None:
             return limited
         return self._plan_projection([exp.Star()], limited, None, ctx, sink_row)
@@ -99,6 +109,27 @@ class LimitRules:
         ascending = not item.args.get("desc")
         nulls_first = item.args.get("nulls_first")
         return index, ascending, bool(nulls_first) if nulls_first is not None else ascending
+
+
+def _hidden_sort_columns(select: exp.Select) -> list[exp.Expression]:
+    """ORDER BY columns of the FROM clause that the SELECT list leaves out, as Calcite plans
+    them: projected below the sort under a name of their own, dropped above it. Only for a
+    plain SELECT (no *, DISTINCT, GROUP BY or aggregate, whose ORDER BY must name its output)."""
+    items = select.expressions
+    if select.args.get("distinct") or select.args.get("group") or any(
+            isinstance(item, exp.Star) or isinstance(item.find(exp.Star), exp.Star)
+            or item.find(exp.AggFunc) is not None for item in items):
+        return []
+    selected = {item.alias_or_name for item in items}
+    hidden = []
+    for ordered in select.args["order"].expressions if select.args.get("order") else []:
+        target = ordered.this
+        if plain_column(target) and target.name not in selected and not any(
+                h.this.sql() == target.sql() for h in hidden):
+            name = unique_names([*selected, *(h.alias for h in hidden), target.name])[-1]
+            hidden.append(exp.alias_(target.copy(), name, quoted=True))
+            ordered.set("this", exp.column(exp.to_identifier(name, quoted=True)))
+    return hidden
 
 
 def _count(expression: exp.Expression, clause: str, ctx: QueryContext) -> int:

@@ -30,6 +30,25 @@ def test_each_rewrite_is_spark_sql_the_plan_loader_accepts(flink, spark):
     parse_plan_expression(spark)
 
 
+def test_a_timestamp_column_cast_to_string_keeps_its_precision_and_extract_is_a_bigint():
+    from streamplan.types import Field, RowType, parse_type
+
+    row = RowType((Field("t", parse_type("TIMESTAMP(3)")), Field("s", parse_type("TIMESTAMP(0)")),
+                   Field("k", parse_type("INT"))))
+
+    def over_row(text: str) -> str:
+        return spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>", row).sql("spark")
+
+    assert over_row("CAST(`t` AS STRING)") == "DATE_FORMAT(`t`, 'yyyy-MM-dd HH:mm:ss.SSS')"
+    assert over_row("CAST(`s` AS VARCHAR)") == "DATE_FORMAT(`s`, 'yyyy-MM-dd HH:mm:ss')"
+    assert over_row("CAST(`k` AS STRING)") == "CAST(`k` AS STRING)"
+    assert over_row("CAST(EXTRACT(SECOND FROM `t`) AS DOUBLE)") == \
+        "CAST(CAST(EXTRACT(SECOND FROM `t`) AS BIGINT) AS DOUBLE)"
+    assert over_row("CAST(EXTRACT(HOUR FROM `t`) AS BIGINT)") == \
+        "CAST(EXTRACT(HOUR FROM `t`) AS BIGINT)"
+    parse_plan_expression(over_row("CAST(`t` AS STRING)"))
+
+
 def test_a_separator_holding_the_regex_quote_end_stays_literal():
     # \E inside the separator closes the quote; it is split out and quoted on its own
     assert "'\\\\Qa\\\\E\\\\\\\\E\\\\Qb\\\\E'" in rewritten("SPLIT_INDEX(s, 'a\\\\Eb', 0)")

@@ -275,7 +275,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
         return spark_sql(spark_builtins(integer_division(expression, input_row, self.types, where),
-                                        where))
+                                        where, input_row))
 
     def _state_ttl(self, input_names: tuple[str, ...], ctx: QueryContext, is_join: bool) -> int:
         """FLIP-292: a hinted TTL for this input, else the session's table.exec.state.ttl."""

@@ -5,22 +5,54 @@ NULLs and out-of-range arguments included; each is checked against Flink 2.3 by 
 (programs/calc.py, `calc-flink-builtins`)."""
 from __future__ import annotations
 
+from typing import Optional
+
 from sqlglot import exp
 
 from ..errors import UnsupportedSqlError
+from ..types import RowType
 
 # FLOOR / CEIL (ts TO unit): the units where Spark's date_trunc truncates as Flink does.
 # WEEK is left out: Flink's week starts on Sunday (Calcite), Spark's on Monday.
 _TRUNCATED_UNITS = ("YEAR", "QUARTER", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND")
 
 
-def spark_builtins(expression: exp.Expression, where: str) -> exp.Expression:
-    """`expression` with every Flink-only built-in replaced by Spark's equivalent; a call
-    these rewrites cannot keep Flink's result for is refused, naming `where`."""
+def spark_builtins(expression: exp.Expression, where: str,
+                   input_row: Optional[RowType] = None) -> exp.Expression:
+    """`expression` (over `input_row`'s columns) with every Flink-only built-in replaced by
+    Spark's equivalent; a call these rewrites cannot keep Flink's result for is refused,
+    naming `where`."""
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        if input_row is not None and isinstance(node, (exp.Cast, exp.TryCast)):
+            return _timestamp_string(node, input_row)
+        return _rewrite(node)
+
     try:
-        return expression.transform(_rewrite)
+        return expression.transform(rewrite)
     except _Refused as refused:
         raise UnsupportedSqlError(f"{refused} at {where}") from None
+
+
+def _timestamp_string(node: exp.Cast, input_row: RowType) -> exp.Expression:
+    """CAST(ts AS STRING) of a TIMESTAMP(p) or TIMESTAMP_LTZ(p) column: Flink prints p
+    fractional digits ('10:00:02.000'), Spark drops trailing zeros ('10:00:02'); the column's
+    declared precision (a computed value's is not known here: left to Spark) picks the
+    pattern."""
+    if node.to.this not in (exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR) \
+            or node.to.expressions or not isinstance(node.this, exp.Column):
+        return node
+    name = node.this.name
+    if name not in input_row.names:
+        return node
+    sql_type = input_row.field(name).type
+    if sql_type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return node
+    precision = sql_type.params[0] if sql_type.params else 6
+    if precision > 6:                   # Spark keeps microseconds
+        return node
+    pattern = "yyyy-MM-dd HH:mm:ss" + ("." + "S" * precision if precision else "")
+    return exp.Anonymous(this="DATE_FORMAT",
+                         expressions=[node.this.copy(), exp.Literal.string(pattern)])
 
 
 class _Refused(Exception):
@@ -30,12 +62,20 @@ class _Refused(Exception):
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
         return _floor_or_ceil_to(node)
+    if isinstance(node, exp.Extract) and not _is_bigint_cast(node.parent):
+        # Flink's EXTRACT gives a BIGINT, SECOND the whole seconds; Spark's an INT, SECOND
+        # a DECIMAL(8, 6) with the fraction: the cast truncates it
+        return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
     if isinstance(node, exp.Week):
         # WEEK(d): the ISO-8601 week of the year, Spark's weekofyear
         return exp.WeekOfYear(this=node.this)
     if isinstance(node, exp.Anonymous) and node.name.upper() == "SPLIT_INDEX":
         return _split_index(node)
     return node
+
+
+def _is_bigint_cast(node: Optional[exp.Expression]) -> bool:
+    return isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.BIGINT
 
 
 def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:

@@ -21,7 +21,7 @@ FLAKES = ("Python worker failed to connect back", "CANNOT_OPEN_SOCKET")
 
 def run_case(env_factory, case: dict, work) -> dict:
     from streamplan.api import normalize_rows, source_scans
-    from streamplan.runtime.changelog_sink import materialized_texts
+    from harness.compare import materialized_view
     from streamplan.executor import advances_event_time, phased_steps
 
     result: dict = {"error": None}
@@ -46,7 +46,7 @@ def run_case(env_factory, case: dict, work) -> dict:
                                data=steps)
         sink = run.sinks["Snk"]
         result["changelog"] = list(sink.texts)
-        result["materialized"] = materialized_texts(sink.rows, None, sink.node.row_type)
+        result["materialized"] = materialized_view(sink.rows, None, sink.node.row_type, "Snk")
     except Exception as err:  # noqa: BLE001 - every failure is a finding
         result["error"] = first_line(err)
         if "plan" in locals():

@@ -187,92 +187,77 @@ CALC_UDF_COMPLEX = (
              "(udf1(a) > 0 or (a * b) < 100) and b > 10")
     .build())
 
+def _scalar_program(id: str, description: str, schema: tuple[str, ...], before: list,
+                    after: list, sink: str, sink_schema: tuple[str, ...],
+                    expected_before: list[str], expected_after: list[str], sql: str):
+    """A program of scalar functions over an append-only table `Events` into `sink`."""
+    return (TableTestProgram.of(id, description)
+            .setup_table_source(SourceTestStep.new_builder("Events").add_schema(*schema)
+                                .producing_before_restore(*before)
+                                .producing_after_restore(*after).build())
+            .setup_table_sink(SinkTestStep.new_builder(sink).add_schema(*sink_schema)
+                              .consuming_before_restore(*expected_before)
+                              .consuming_after_restore(*expected_after).build())
+            .run_sql(sql)
+            .build())
+
+
 # DATE_FORMAT over a TIMESTAMP(3) column and over a timestamp string, with Java date
 # patterns (Flink's SimpleDateFormat and Spark's DateTimeFormatter agree on these letters);
 # checked on Flink 2.3 (tools/flink_compare).
-CALC_DATE_FORMAT = (
-    TableTestProgram.of("calc-date-format", "DATE_FORMAT of a timestamp column and of a "
-                        "timestamp string")
-    .setup_table_source(
-        SourceTestStep.new_builder("Events")
-        .add_schema("id INT", "ts TIMESTAMP(3)", "s STRING")
-        .producing_before_restore([1, "2024-03-09 07:05:02.250", "2024-12-31 23:59:59"],
-                                  [2, None, None])
-        .producing_after_restore([3, "1999-01-01 00:00:00", "2000-02-29 12:00:00"])
-        .build())
-    .setup_table_sink(
-        SinkTestStep.new_builder("Formatted")
-        .add_schema("id INT", "day STRING", "minute STRING", "year_of_s STRING")
-        .consuming_before_restore("+I[1, 2024-03-09, 03/09 07:05:02.250, 2024]",
-                                  "+I[2, null, null, null]")
-        .consuming_after_restore("+I[3, 1999-01-01, 01/01 00:00:00.000, 2000]")
-        .build())
-    .run_sql("INSERT INTO Formatted SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd'), "
-             "DATE_FORMAT(ts, 'MM/dd HH:mm:ss.SSS'), DATE_FORMAT(s, 'yyyy') FROM Events")
-    .build())
+CALC_DATE_FORMAT = _scalar_program(
+    "calc-date-format", "DATE_FORMAT of a timestamp column and of a timestamp string",
+    ("id INT", "ts TIMESTAMP(3)", "s STRING"),
+    [[1, "2024-03-09 07:05:02.250", "2024-12-31 23:59:59"], [2, None, None]],
+    [[3, "1999-01-01 00:00:00", "2000-02-29 12:00:00"]],
+    "Formatted", ("id INT", "day STRING", "minute STRING", "year_of_s STRING"),
+    ["+I[1, 2024-03-09, 03/09 07:05:02.250, 2024]", "+I[2, null, null, null]"],
+    ["+I[3, 1999-01-01, 01/01 00:00:00.000, 2000]"],
+    "INSERT INTO Formatted SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd'), "
+    "DATE_FORMAT(ts, 'MM/dd HH:mm:ss.SSS'), DATE_FORMAT(s, 'yyyy') FROM Events")
 
 # Flink built-ins Spark spells differently (streamplan/planner/flink_builtins.py): SPLIT_INDEX
 # (a literal separator, empty pieces counted, NULL past the end, for a negative index and
 # for an empty string), FLOOR / CEIL (ts TO unit), WEEK and TIMESTAMPADD; checked on Flink 2.3
 # (tools/flink_compare).
-CALC_FLINK_BUILTINS = (
-    TableTestProgram.of("calc-flink-builtins", "SPLIT_INDEX, FLOOR and CEIL TO a unit, WEEK "
-                        "and TIMESTAMPADD as Flink computes them")
-    .setup_table_source(
-        SourceTestStep.new_builder("Events")
-        .add_schema("id INT", "s STRING", "ts TIMESTAMP(3)")
-        .producing_before_restore([1, "a,b,,c", "2024-03-09 07:05:02.250"],
-                                  [2, "", "2024-03-10 00:00:00"], [3, None, None])
-        .producing_after_restore([4, "x.y,z.", "2024-12-31 23:59:59.999"])
-        .build())
-    .setup_table_sink(
-        SinkTestStep.new_builder("Pieces")
-        .add_schema("id INT", "p0 STRING", "p2 STRING", "p3 STRING", "p9 STRING",
-                    "dot1 STRING", "neg STRING", "fh TIMESTAMP(3)", "cd TIMESTAMP(3)",
-                    "fm TIMESTAMP(3)", "cs TIMESTAMP(3)", "wk BIGINT", "later TIMESTAMP(3)")
-        .consuming_before_restore(
-            "+I[1, a, , c, null, null, null, 2024-03-09T07:00, 2024-03-10T00:00, "
-            "2024-03-01T00:00, 2024-03-09T07:05:03, 10, 2024-03-10T08:05:02.250]",
-            "+I[2, null, null, null, null, null, null, 2024-03-10T00:00, 2024-03-10T00:00, "
-            "2024-03-01T00:00, 2024-03-10T00:00, 10, 2024-03-11T01:00]",
-            "+I[3, null, null, null, null, null, null, null, null, null, null, null, null]")
-        .consuming_after_restore(
-            "+I[4, x.y, null, null, null, y,z, null, 2024-12-31T23:00, 2025-01-01T00:00, "
-            "2024-12-01T00:00, 2025-01-01T00:00, 1, 2025-01-02T00:59:59.999]")
-        .build())
-    .run_sql("INSERT INTO Pieces SELECT id, SPLIT_INDEX(s, ',', 0), SPLIT_INDEX(s, ',', 2), "
-             "SPLIT_INDEX(s, ',', 3), SPLIT_INDEX(s, ',', 9), SPLIT_INDEX(s, '.', 1), "
-             "SPLIT_INDEX(s, ',', -1), FLOOR(ts TO HOUR), CEIL(ts TO DAY), FLOOR(ts TO MONTH), "
-             "CEIL(ts TO SECOND), WEEK(ts), TIMESTAMPADD(HOUR, 25, ts) FROM Events")
-    .build())
+CALC_FLINK_BUILTINS = _scalar_program(
+    "calc-flink-builtins", "SPLIT_INDEX, FLOOR and CEIL TO a unit, WEEK and TIMESTAMPADD as "
+    "Flink computes them",
+    ("id INT", "s STRING", "ts TIMESTAMP(3)"),
+    [[1, "a,b,,c", "2024-03-09 07:05:02.250"], [2, "", "2024-03-10 00:00:00"], [3, None, None]],
+    [[4, "x.y,z.", "2024-12-31 23:59:59.999"]],
+    "Pieces", ("id INT", "p0 STRING", "p2 STRING", "p3 STRING", "p9 STRING", "dot1 STRING",
+               "neg STRING", "fh TIMESTAMP(3)", "cd TIMESTAMP(3)", "fm TIMESTAMP(3)",
+               "cs TIMESTAMP(3)", "wk BIGINT", "later TIMESTAMP(3)"),
+    ["+I[1, a, , c, null, null, null, 2024-03-09T07:00, 2024-03-10T00:00, "
+     "2024-03-01T00:00, 2024-03-09T07:05:03, 10, 2024-03-10T08:05:02.250]",
+     "+I[2, null, null, null, null, null, null, 2024-03-10T00:00, 2024-03-10T00:00, "
+     "2024-03-01T00:00, 2024-03-10T00:00, 10, 2024-03-11T01:00]",
+     "+I[3, null, null, null, null, null, null, null, null, null, null, null, null]"],
+    ["+I[4, x.y, null, null, null, y,z, null, 2024-12-31T23:00, 2025-01-01T00:00, "
+     "2024-12-01T00:00, 2025-01-01T00:00, 1, 2025-01-02T00:59:59.999]"],
+    "INSERT INTO Pieces SELECT id, SPLIT_INDEX(s, ',', 0), SPLIT_INDEX(s, ',', 2), "
+    "SPLIT_INDEX(s, ',', 3), SPLIT_INDEX(s, ',', 9), SPLIT_INDEX(s, '.', 1), "
+    "SPLIT_INDEX(s, ',', -1), FLOOR(ts TO HOUR), CEIL(ts TO DAY), FLOOR(ts TO MONTH), "
+    "CEIL(ts TO SECOND), WEEK(ts), TIMESTAMPADD(HOUR, 25, ts) FROM Events")
 
 # A timestamp as Flink prints and takes it apart: CAST(ts AS STRING) with the column's
 # precision in fractional digits (Spark drops trailing zeros), EXTRACT as a BIGINT (SECOND the
 # whole seconds; Spark's has the fraction); checked on Flink 2.3 (tools/flink_compare).
-CALC_TIMESTAMP_PARTS = (
-    TableTestProgram.of("calc-timestamp-parts", "CAST of a timestamp to STRING keeps its "
-                        "precision; EXTRACT gives whole BIGINTs")
-    .setup_table_source(
-        SourceTestStep.new_builder("Events")
-        .add_schema("id INT", "ts TIMESTAMP(3)", "stamp TIMESTAMP(0)")
-        .producing_before_restore([1, "2024-03-09 07:05:02.000", "2024-03-09 00:00:00"],
-                                  [2, None, None])
-        .producing_after_restore([3, "1999-12-31 23:59:59.120", "1999-12-31 12:34:56"])
-        .build())
-    .setup_table_sink(
-        SinkTestStep.new_builder("Parts")
-        .add_schema("id INT", "ts_text STRING", "stamp_text STRING", "sec BIGINT",
-                    "sec_double DOUBLE", "hour_plus_minute BIGINT", "yr BIGINT")
-        .consuming_before_restore(
-            "+I[1, 2024-03-09 07:05:02.000, 2024-03-09 00:00:00, 2, 2.0, 12, 2024]",
-            "+I[2, null, null, null, null, null, null]")
-        .consuming_after_restore(
-            "+I[3, 1999-12-31 23:59:59.120, 1999-12-31 12:34:56, 59, 59.0, 82, 1999]")
-        .build())
-    .run_sql("INSERT INTO Parts SELECT id, CAST(ts AS STRING), CAST(stamp AS VARCHAR), "
-             "EXTRACT(SECOND FROM ts), CAST(EXTRACT(SECOND FROM ts) AS DOUBLE), "
-             "EXTRACT(HOUR FROM ts) + EXTRACT(MINUTE FROM ts), EXTRACT(YEAR FROM ts) FROM Events")
-    .build())
+CALC_TIMESTAMP_PARTS = _scalar_program(
+    "calc-timestamp-parts", "CAST of a timestamp to STRING keeps its precision; EXTRACT gives "
+    "whole BIGINTs",
+    ("id INT", "ts TIMESTAMP(3)", "stamp TIMESTAMP(0)"),
+    [[1, "2024-03-09 07:05:02.000", "2024-03-09 00:00:00"], [2, None, None]],
+    [[3, "1999-12-31 23:59:59.120", "1999-12-31 12:34:56"]],
+    "Parts", ("id INT", "ts_text STRING", "stamp_text STRING", "sec BIGINT", "sec_double DOUBLE",
+              "hour_plus_minute BIGINT", "yr BIGINT"),
+    ["+I[1, 2024-03-09 07:05:02.000, 2024-03-09 00:00:00, 2, 2.0, 12, 2024]",
+     "+I[2, null, null, null, null, null, null]"],
+    ["+I[3, 1999-12-31 23:59:59.120, 1999-12-31 12:34:56, 59, 59.0, 82, 1999]"],
+    "INSERT INTO Parts SELECT id, CAST(ts AS STRING), CAST(stamp AS VARCHAR), "
+    "EXTRACT(SECOND FROM ts), CAST(EXTRACT(SECOND FROM ts) AS DOUBLE), "
+    "EXTRACT(HOUR FROM ts) + EXTRACT(MINUTE FROM ts), EXTRACT(YEAR FROM ts) FROM Events")
 
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,

@@ -152,6 +152,11 @@ def test_aggregate_errors_name_the_column_or_construct(env, sql, error, message)
         env.compile_sql(sql)
 
 
+MINI_BATCH = ("SET 'table.exec.mini-batch.enabled' = 'true';\n"
+              "SET 'table.exec.mini-batch.allow-latency' = '1 s';\n"
+              "SET 'table.exec.mini-batch.size' = '10'")
+
+
 def test_arrival_order_aggregates_plan_as_flinks_calls(env):
     """FIRST_VALUE, LAST_VALUE and LISTAGG: the argument's type (nullable) and STRING;
     LISTAGG's delimiter a column of the calc below, its second argument, as Flink plans it."""
@@ -169,13 +174,13 @@ def test_arrival_order_aggregates_plan_as_flinks_calls(env):
 
 @pytest.mark.parametrize("sql, message", [
     ("INSERT INTO Retract SELECT k, LAST_VALUE(DISTINCT v) FROM O GROUP BY k",
-     "LAST_VALUE\(DISTINCT ...\)"),
+     r"LAST_VALUE\(DISTINCT ...\)"),
     ("INSERT INTO Joined SELECT k, LISTAGG(v) FROM O GROUP BY k",
      "<script>:1:1: unsupported: LISTAGG of a BIGINT argument"),
     ("INSERT INTO Joined SELECT k, LISTAGG(s, s) FROM O GROUP BY k",
      "LISTAGG with a delimiter that is not a string literal"),
     ("INSERT INTO Retract SELECT k, FIRST_VALUE(v) OVER (PARTITION BY k ORDER BY id) FROM O",
-     "FIRST_VALUE\(\) OVER"),
+     r"FIRST_VALUE\(\) OVER"),
 ])
 def test_arrival_order_aggregates_are_refused_where_flink_differs(env, sql, message):
     with pytest.raises(UnsupportedSqlError, match=message):
@@ -190,9 +195,7 @@ def test_arrival_order_aggregates_run_in_the_group_aggregate_only(env):
                         "window_start, k, FIRST_VALUE(k) AS f FROM TABLE(TUMBLE(TABLE E, "
                         "DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, "
                         "window_end, k) GROUP BY k")
-    env.execute_sql("SET 'table.exec.mini-batch.enabled' = 'true';\n"
-                    "SET 'table.exec.mini-batch.allow-latency' = '1 s';\n"
-                    "SET 'table.exec.mini-batch.size' = '10'")
+    env.execute_sql(MINI_BATCH)
     with pytest.raises(UnsupportedSqlError, match="LISTAGG in a group aggregate with "
                                                   "table.exec.mini-batch.enabled"):
         env.compile_sql("INSERT INTO Joined SELECT k, LISTAGG(s) FROM O GROUP BY k")
@@ -202,9 +205,7 @@ def test_a_plan_giving_another_node_an_arrival_order_aggregate_is_refused_on_loa
     """Only stream-exec-group-aggregate declares FIRST_VALUE, LAST_VALUE and LISTAGG."""
     from streamplan.plan import parse_plan
 
-    env.execute_sql("SET 'table.exec.mini-batch.enabled' = 'true';\n"
-                    "SET 'table.exec.mini-batch.allow-latency' = '1 s';\n"
-                    "SET 'table.exec.mini-batch.size' = '10'")
+    env.execute_sql(MINI_BATCH)
     text = env.compile_sql("INSERT INTO Retract SELECT k, MAX(v) FROM O GROUP BY k").to_json_text()
     assert '"function": "MAX"' in text
     with pytest.raises(PlanFormatError, match="'stream-exec-local-group-aggregate_1'.*field "

@@ -497,6 +497,42 @@ SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE = flink_program(
     "TWO_PHASE", SESSION_PARTITION, SESSION_EVENT_TIME_PARTITIONED_BEFORE_ROWS,
     SESSION_EVENT_TIME_PARTITIONED_AFTER_ROWS)
 
+# Open, high, low, close per 5 s: FIRST_VALUE and LAST_VALUE (in arrival order, NULLs skipped)
+# in a TUMBLE window aggregate, one phase (they have no merge). [0 s, 5 s) fires before the
+# restore; [5 s, 10 s) holds a row from before it and rows after it. Checked on Flink 2.3.
+WINDOW_AGGREGATE_TUMBLE_FIRST_LAST = (
+    TableTestProgram.of("window-aggregate-tumble-first-last", "open, high, low and close of a "
+                        "tumbling window whose first row comes before the restore")
+    .setup_table_source(SourceTestStep.new_builder("Trades")
+                        .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["a", 10, "2020-10-10 00:00:01"],
+                                                  ["a", 12, "2020-10-10 00:00:02"],
+                                                  ["b", 5, "2020-10-10 00:00:03"],
+                                                  ["a", 9, "2020-10-10 00:00:04"],
+                                                  ["a", None, "2020-10-10 00:00:04.500"],
+                                                  ["a", 11, "2020-10-10 00:00:06"])
+                        .producing_after_restore(["a", 13, "2020-10-10 00:00:07"],
+                                                 ["b", 6, "2020-10-10 00:00:08"],
+                                                 ["a", None, "2020-10-10 00:00:09"],
+                                                 ["a", 8, "2020-10-10 00:00:12"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("Bars")
+                      .add_schema("sym STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "o INT", "h INT", "l INT", "c INT")
+                      .consuming_before_restore(
+                          "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:05, 10, 12, 9, 9]",
+                          "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:05, 5, 5, 5, 5]")
+                      .consuming_after_restore(
+                          "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 11, 13, 11, 13]",
+                          "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 6, 6, 6, 6]",
+                          "+I[a, 2020-10-10T00:00:10, 2020-10-10T00:00:15, 8, 8, 8, 8]")
+                      .build())
+    .run_sql("INSERT INTO Bars SELECT sym, window_start, window_end, FIRST_VALUE(price), "
+             "MAX(price), MIN(price), LAST_VALUE(price) FROM TABLE(TUMBLE(TABLE Trades, "
+             "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end")
+    .build())
+
 PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
@@ -510,7 +546,8 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             # aggregate (stream-exec-local-window-aggregate, stream-exec-global-window-aggregate)
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
-            CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET]
+            CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
+            WINDOW_AGGREGATE_TUMBLE_FIRST_LAST]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

@@ -247,3 +247,22 @@ def test_a_processing_time_window_takes_the_clock_not_the_row():
     out = list(processor.handleExpiredTimer(("a",), TimerValues(0, 30 * S - 1),
                                             ExpiredTimerInfo(spark_timer(30 * S))))
     assert [(row["cnt"], row["total"], row["window_start"]) for row in out] == [(2, 3, at(20))]
+
+
+def test_first_and_last_value_keep_the_first_and_last_non_null_in_arrival_order():
+    """FIRST_VALUE / LAST_VALUE of a window: the first and last non-NULL values as they
+    arrive (Flink's FirstValueAggFunction / LastValueAggFunction); merging a later slice keeps
+    the earlier first and the later last, and an empty side leaves the other."""
+    from streamplan.runtime.window_aggregate import WindowAccumulators
+
+    first, last = AggCall("FIRST_VALUE", 0, False, "INT"), AggCall("LAST_VALUE", 0, False, "INT")
+    accumulators = WindowAccumulators((first, last))
+    acc = accumulators.create()
+    for value in (None, 4, 9, None, 2, None):
+        accumulators.accumulate(acc, (value,))
+    assert accumulators.results(acc) == (4, 2)
+    later = accumulators.create()
+    accumulators.accumulate(later, (7,))
+    assert accumulators.results(accumulators.merged(acc, later)) == (4, 7)
+    assert accumulators.results(accumulators.merged(accumulators.create(), acc)) == (4, 2)
+    assert accumulators.results(accumulators.merged(acc, accumulators.create())) == (4, 2)

@@ -128,6 +128,13 @@ class FiredWindows:
                 if self.property_indexes(kind)]
 
 
+class WindowAggCallSpec(AggCallSpec):
+    """An aggregate call of the one-phase window aggregate: also FIRST_VALUE and LAST_VALUE,
+    which have no merge (Flink's FirstValueAggFunction, LastValueAggFunction), so tumbling
+    windows only (one slice a window)."""
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE"]
+
+
 @exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",
            min_state_version="0.3")
 class StreamExecWindowAggregate(FiredWindows, KeyedNode):
@@ -141,7 +148,7 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                  "sessions merge, with a timer per in-flight window end")
     RUNTIME = "window_aggregate"
     grouping: list[FieldIndex]
-    agg_calls: list[AggCallSpec]
+    agg_calls: list[WindowAggCallSpec]
     windowing: WindowingStrategy
     named_window_properties: list[NamedWindowProperty]
 
@@ -185,6 +192,11 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                 f"node {self.id} ('{self.type}'): field 'windowing': processing-time session "
                 f"windows are not supported (event-time sessions are)")
         for n, call in enumerate(self.agg_calls):
+            if call.function in ("FIRST_VALUE", "LAST_VALUE") and (
+                    self.windowing.window.type != "TumblingWindow" or call.distinct):
+                raise PlanFormatError(
+                    f"node {self.id} ('{self.type}'): field 'aggCalls[{n}]': {call.function} "
+                    f"runs in a tumbling window only, without distinct (it has no merge)")
             if call.filter_arg is not None and input_row.fields[call.filter_arg].type.name != "BOOLEAN":
                 bad = input_row.fields[call.filter_arg]
                 raise PlanFormatError(

@@ -168,7 +168,13 @@ class AggregateRules:
         selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
         if relation.window is not None:
-            refuse_ordered(specs, "a window aggregate (stream-exec-window-aggregate)", ctx)
+            kind = relation.window.spec.type
+            refuse_ordered([spec for spec in specs if spec.function == "LISTAGG"
+                            or kind != "TumblingWindow"],
+                           f"a {kind} aggregate: FIRST_VALUE and LAST_VALUE have no merge, so "
+                           f"they run in a TUMBLE window (one slice a window) and in "
+                           f"stream-exec-group-aggregate, LISTAGG in stream-exec-group-aggregate "
+                           f"only", ctx)
             if any(spec.user_function is not None for spec in specs):
                 raise UnsupportedSqlError(
                     "a user-defined aggregate function in a window aggregate "
@@ -244,7 +250,9 @@ class AggregateRules:
             return False
         check_user_functions_in_mini_batch(specs, ctx)
         refuse_ordered(specs, "a group aggregate with table.exec.mini-batch.enabled (Flink runs "
-                       "it in one phase, MiniBatchGroupAggFunction, not implemented)", ctx)
+                       "it in one phase, MiniBatchGroupAggFunction, not implemented); FIRST_VALUE, "
+                       "LAST_VALUE and LISTAGG run in stream-exec-group-aggregate without "
+                       "mini-batch", ctx)
         if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
             raise UnsupportedSqlError(
                 "a group aggregate with table.exec.mini-batch.enabled and "
@@ -290,13 +298,12 @@ class AggregateRules:
 
 
 def refuse_ordered(specs: list[AggCallSpec], where: str, ctx: QueryContext) -> None:
-    """FIRST_VALUE, LAST_VALUE and LISTAGG run in stream-exec-group-aggregate only."""
+    """FIRST_VALUE, LAST_VALUE and LISTAGG among `specs` are refused, naming `where` (the node
+    and why)."""
     ordered = [spec.function for spec in specs if spec.function in ORDERED_FUNCTIONS]
     if ordered:
-        raise UnsupportedSqlError(
-            f"{', '.join(dict.fromkeys(ordered))} in {where}; FIRST_VALUE, LAST_VALUE and "
-            f"LISTAGG run in stream-exec-group-aggregate only", ctx.position.line,
-            ctx.position.column, ctx.position.source)
+        raise UnsupportedSqlError(f"{', '.join(dict.fromkeys(ordered))} in {where}",
+                                  ctx.position.line, ctx.position.column, ctx.position.source)
 
 
 def _function_text(spec: AggCallSpec) -> str:

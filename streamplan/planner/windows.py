@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..durations import INTERVAL_UNITS_MS, format_duration_ms
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggregate,
-                                      WindowingStrategy, WindowSpec)
+                                      WindowAggCallSpec, WindowingStrategy, WindowSpec)
 from ..nodes.global_window_aggregate import (SliceAttachedWindowingStrategy,
                                              StreamExecGlobalWindowAggregate)
 from ..nodes.local_group_aggregate import accumulator_fields, accumulator_text
@@ -28,6 +28,7 @@ from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..options import AGG_PHASE_STRATEGY, LOCAL_TIME_ZONE
 from ..sql.parser import PARTITION_KEYS, SESSION_STANDIN
 from ..types import Field, RowType, SqlType, parse_type
+from .aggregates import ORDERED_FUNCTIONS
 from .common import QueryContext, Relation
 from .scope import ScopeField
 
@@ -238,13 +239,16 @@ class WindowRules:
         windowing = WindowingStrategy(window=spec, time_attribute_index=time_index,
                                       is_rowtime=not window.proctime)
         # Flink: no two phases for a processing-time window (its time cannot be materialized
-        # in one node) or an unaligned one (a session)
+        # in one node), an unaligned one (a session), or calls without merge (FIRST_VALUE,
+        # LAST_VALUE: AggregateUtil.doAllSupportPartialMerge)
         if not spec.is_session and not window.proctime \
-                and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE":
+                and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE" \
+                and not any(call.function in ORDERED_FUNCTIONS for call in specs):
             return self._local_global_window(node, key_count, specs, windowing, properties,
                                              output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
-                        agg_calls=specs, windowing=windowing,
+                        agg_calls=[WindowAggCallSpec.model_validate(spec, from_attributes=True)
+                                   for spec in specs], windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
                         description=description)
 

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
-from .group_aggregate import AVG, MAX, MIN, SUM, AggCall, _result
+from .group_aggregate import AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, AggCall, _result
 from .processor import Processor
 from .timestamps import EPOCH, to_millis
 
@@ -170,13 +170,17 @@ class WindowAggParams:
 # A slice's accumulator: [row count, one value per call]. Inputs are insert-only, so MIN/MAX
 # keep the extreme value only; SUM/AVG keep [sum, count]; COUNT a count; DISTINCT calls every
 # distinct value with its count (Flink's distinct MapView), so slices merge exactly.
+# FIRST_VALUE / LAST_VALUE keep the first / last non-NULL value in arrival order; they have no
+# merge in Flink, so only tumbling windows (one slice a window) run them, in one phase.
+_SINGLE_VALUE = (MIN, MAX, FIRST_VALUE, LAST_VALUE)
+
 
 def _initial(call: AggCall) -> Any:
     if call.distinct:
         return {}
     if call.function in (SUM, AVG):
         return [None, 0]
-    return None if call.function in (MIN, MAX) else 0
+    return None if call.function in _SINGLE_VALUE else 0
 
 
 def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
@@ -192,6 +196,10 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
         return value if acc is None or value < acc else acc
     if call.function == MAX:
         return value if acc is None or value > acc else acc
+    if call.function == FIRST_VALUE:
+        return value if acc is None else acc
+    if call.function == LAST_VALUE:
+        return value
     return acc + 1
 
 
@@ -206,9 +214,11 @@ def _merge(call: AggCall, acc: Any, other: Any) -> Any:
         if other_total is None:
             return [total, count]
         return [other_total if total is None else total + other_total, count + other_count]
-    if call.function in (MIN, MAX):
+    if call.function in _SINGLE_VALUE:
         if acc is None or other is None:
             return other if acc is None else acc
+        if call.function in (FIRST_VALUE, LAST_VALUE):   # `other` is the later slice
+            return acc if call.function == FIRST_VALUE else other
         return min(acc, other) if call.function == MIN else max(acc, other)
     return acc + other
 
@@ -216,7 +226,7 @@ def _merge(call: AggCall, acc: Any, other: Any) -> Any:
 def _value(call: AggCall, acc: Any) -> Any:
     if call.distinct:
         return _result(call, acc)          # the group aggregate's DISTINCT over present values
-    if call.function in (MIN, MAX):
+    if call.function in _SINGLE_VALUE:
         return acc
     if call.function in (SUM, AVG):
         return _result(call, acc)
@@ -356,7 +366,7 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
-        elif call.function in (MIN, MAX):
+        elif call.function in _SINGLE_VALUE:
             fields.append(f"a{index}: {arg}")
         else:
             fields.append(f"a{index}: BIGINT")

@@ -44,4 +44,12 @@ class StreamExecWatermarkAssigner(ExecNode):
                    f"watermark, e.g. with a computed column COALESCE({rowtime}, ...)")
         checked = marked.filter(F.when(F.col(rowtime).isNull(), F.raise_error(F.lit(message)))
                                 .isNull())
-        return checked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(keep)
+        # In Flink the assigner sees every row before any filter after it. Spark pushes a
+        # deterministic filter that does not read the event-time column below its watermark
+        # operator (and infers NOT NULL filters it pushes too), so rows a WHERE drops would
+        # no longer advance the watermark: a window would fire late or never, a row count as
+        # late or not. A filter Spark cannot see through (non-deterministic, and not one it
+        # folds away as rand() >= 0 is) stops them here.
+        barrier = F.spark_partition_id() >= F.lit(0)
+        return checked.withWatermark(rowtime, f"{delay_ms} milliseconds").filter(keep) \
+            .filter(barrier)

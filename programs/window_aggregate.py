@@ -497,6 +497,12 @@ SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE = flink_program(
     "TWO_PHASE", SESSION_PARTITION, SESSION_EVENT_TIME_PARTITIONED_BEFORE_ROWS,
     SESSION_EVENT_TIME_PARTITIONED_AFTER_ROWS)
 
+OHLC_BEFORE = (["a", 10, "2020-10-10 00:00:01"], ["a", 12, "2020-10-10 00:00:02"],
+               ["b", 5, "2020-10-10 00:00:03"], ["a", 9, "2020-10-10 00:00:04"],
+               ["a", None, "2020-10-10 00:00:04.500"], ["a", 11, "2020-10-10 00:00:06"])
+OHLC_AFTER = (["a", 13, "2020-10-10 00:00:07"], ["b", 6, "2020-10-10 00:00:08"],
+              ["a", None, "2020-10-10 00:00:09"], ["a", 8, "2020-10-10 00:00:12"])
+
 # Open, high, low, close per 5 s: FIRST_VALUE and LAST_VALUE (in arrival order, NULLs skipped)
 # in a TUMBLE window aggregate, one phase (they have no merge). [0 s, 5 s) fires before the
 # restore; [5 s, 10 s) holds a row from before it and rows after it. Checked on Flink 2.3.
@@ -506,16 +512,8 @@ WINDOW_AGGREGATE_TUMBLE_FIRST_LAST = (
     .setup_table_source(SourceTestStep.new_builder("Trades")
                         .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
                                     "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
-                        .producing_before_restore(["a", 10, "2020-10-10 00:00:01"],
-                                                  ["a", 12, "2020-10-10 00:00:02"],
-                                                  ["b", 5, "2020-10-10 00:00:03"],
-                                                  ["a", 9, "2020-10-10 00:00:04"],
-                                                  ["a", None, "2020-10-10 00:00:04.500"],
-                                                  ["a", 11, "2020-10-10 00:00:06"])
-                        .producing_after_restore(["a", 13, "2020-10-10 00:00:07"],
-                                                 ["b", 6, "2020-10-10 00:00:08"],
-                                                 ["a", None, "2020-10-10 00:00:09"],
-                                                 ["a", 8, "2020-10-10 00:00:12"])
+                        .producing_before_restore(*OHLC_BEFORE)
+                        .producing_after_restore(*OHLC_AFTER)
                         .build())
     .setup_table_sink(SinkTestStep.new_builder("Bars")
                       .add_schema("sym STRING", "window_start TIMESTAMP(3)",
@@ -533,6 +531,35 @@ WINDOW_AGGREGATE_TUMBLE_FIRST_LAST = (
              "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end")
     .build())
 
+# A window over a CTE that filters and computes: the rowtime attribute selected as it is
+# stays the CTE's time attribute (as in Flink), so TUMBLE takes it; the rows the WHERE drops
+# still advance the watermark (they pass the watermark assigner first, as in Flink), so
+# [5 s, 10 s) fires. One phase (ONE_PHASE; by default Flink plans a local and a global window
+# aggregate, as here); rows match PyFlink 2.3.
+WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE = (
+    TableTestProgram.of("window-aggregate-tumble-over-filtered-cte", "a tumbling window over "
+                        "a CTE that filters rows and computes a column")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(SourceTestStep.new_builder("Trades")
+                        .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(*OHLC_BEFORE)
+                        .producing_after_restore(*OHLC_AFTER)
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("Totals")
+                      .add_schema("sym STRING", "window_start TIMESTAMP(3)",
+                                  "window_end TIMESTAMP(3)", "cnt BIGINT", "total INT")
+                      .consuming_before_restore(
+                          "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:05, 3, 62]")
+                      .consuming_after_restore(
+                          "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 2, 48]")
+                      .build())
+    .run_sql("INSERT INTO Totals WITH priced AS (SELECT sym, price * 2 AS doubled, ts FROM Trades "
+             "WHERE price IS NOT NULL AND price > 8) SELECT sym, window_start, window_end, "
+             "COUNT(*), SUM(doubled) FROM TABLE(TUMBLE(TABLE priced, DESCRIPTOR(ts), "
+             "INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end")
+    .build())
+
 PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
@@ -547,7 +574,7 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
-            WINDOW_AGGREGATE_TUMBLE_FIRST_LAST]
+            WINDOW_AGGREGATE_TUMBLE_FIRST_LAST, WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).

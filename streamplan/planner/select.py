@@ -117,7 +117,9 @@ class SelectRules:
             result_types = self.types.resolve(input_row, projection, None, where)
             projection = [_cast_for_sink(expr, got, target, where)
                           for expr, got, target in zip(projection, result_types, sink_row.fields)]
-        node = self._calc(relation.node, projection, names, condition_sql, where)
+        rowtime = (_kept_rowtime(projection, names, relation.node)
+                   if sink_row is None else None)
+        node = self._calc(relation.node, projection, names, condition_sql, where, rowtime=rowtime)
         fields = node.row_type.fields if node is not relation.node else input_row.fields
         return Relation(node, [ScopeField("", name, f) for name, f in zip(names, fields)])
 
@@ -299,3 +301,20 @@ def _joins_both_temporal(conjunct: exp.Expression, left: Relation, right: exp.Ta
     right_names = {right.alias or right.name, right.name}
     tables = {column.table for column in conjunct.find_all(exp.Column)}
     return bool(tables & right_names) and bool(tables & set(left.names))
+
+
+def _kept_rowtime(projection: list[str], names: list[str], node) -> Optional[str]:
+    """The output name that stays the rowtime attribute of a subquery's (a CTE's, a view's)
+    projection or filter: as in Flink, the input's rowtime attribute selected as it is (not
+    cast, not computed), its first such column, so a window, interval or temporal join over
+    the subquery still has its time. Not past a window TVF: its time column is a plain
+    timestamp in Flink (window_time is the window's time)."""
+    from ..nodes.window_table_function import StreamExecWindowTableFunction
+
+    if isinstance(node, StreamExecWindowTableFunction):
+        return None
+    for text, name in zip(projection, names):
+        field = next((f for f in node.row_type.fields if quote_identifier(f.name) == text), None)
+        if field is not None and field.rowtime:
+            return name
+    return None

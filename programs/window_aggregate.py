@@ -503,18 +503,22 @@ OHLC_BEFORE = (["a", 10, "2020-10-10 00:00:01"], ["a", 12, "2020-10-10 00:00:02"
 OHLC_AFTER = (["a", 13, "2020-10-10 00:00:07"], ["b", 6, "2020-10-10 00:00:08"],
               ["a", None, "2020-10-10 00:00:09"], ["a", 8, "2020-10-10 00:00:12"])
 
+
+def trades() -> SourceTestStep:
+    """Trades of two symbols around a restore, with NULL prices, watermark ts - 1 s."""
+    return (SourceTestStep.new_builder("Trades")
+            .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
+                        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+            .producing_before_restore(*OHLC_BEFORE).producing_after_restore(*OHLC_AFTER).build())
+
+
 # Open, high, low, close per 5 s: FIRST_VALUE and LAST_VALUE (in arrival order, NULLs skipped)
 # in a TUMBLE window aggregate, one phase (they have no merge). [0 s, 5 s) fires before the
 # restore; [5 s, 10 s) holds a row from before it and rows after it. Checked on Flink 2.3.
 WINDOW_AGGREGATE_TUMBLE_FIRST_LAST = (
     TableTestProgram.of("window-aggregate-tumble-first-last", "open, high, low and close of a "
                         "tumbling window whose first row comes before the restore")
-    .setup_table_source(SourceTestStep.new_builder("Trades")
-                        .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
-                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
-                        .producing_before_restore(*OHLC_BEFORE)
-                        .producing_after_restore(*OHLC_AFTER)
-                        .build())
+    .setup_table_source(trades())
     .setup_table_sink(SinkTestStep.new_builder("Bars")
                       .add_schema("sym STRING", "window_start TIMESTAMP(3)",
                                   "window_end TIMESTAMP(3)", "o INT", "h INT", "l INT", "c INT")
@@ -540,12 +544,7 @@ WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE = (
     TableTestProgram.of("window-aggregate-tumble-over-filtered-cte", "a tumbling window over "
                         "a CTE that filters rows and computes a column")
     .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
-    .setup_table_source(SourceTestStep.new_builder("Trades")
-                        .add_schema("sym STRING", "price INT", "ts TIMESTAMP(3)",
-                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
-                        .producing_before_restore(*OHLC_BEFORE)
-                        .producing_after_restore(*OHLC_AFTER)
-                        .build())
+    .setup_table_source(trades())
     .setup_table_sink(SinkTestStep.new_builder("Totals")
                       .add_schema("sym STRING", "window_start TIMESTAMP(3)",
                                   "window_end TIMESTAMP(3)", "cnt BIGINT", "total INT")

@@ -259,6 +259,25 @@ CALC_TIMESTAMP_PARTS = _scalar_program(
     "EXTRACT(SECOND FROM ts), CAST(EXTRACT(SECOND FROM ts) AS DOUBLE), "
     "EXTRACT(HOUR FROM ts) + EXTRACT(MINUTE FROM ts), EXTRACT(YEAR FROM ts) FROM Events")
 
+# GREATEST / LEAST are NULL when any argument is (Spark's skip NULLs), TIMESTAMPDIFF is an INT
+# (Spark's a BIGINT): rewritten as Flink computes them (streamplan/planner/flink_builtins.py);
+# the rows were printed by Flink 2.3 (PyFlink) for the same statement.
+CALC_NULL_GREATEST_TIMESTAMPDIFF = _scalar_program(
+    "calc-null-greatest-timestampdiff", "GREATEST and LEAST with NULL arguments; TIMESTAMPDIFF "
+    "as an INT",
+    ("id INT", "a INT", "b INT", "ts TIMESTAMP(3)", "s STRING"),
+    [[1, 7, 3, "2024-01-01 00:01:30.500", "apple"], [2, None, 3, "2024-02-29 23:59:59", "zebra"],
+     [3, 4, None, None, None]],
+    [[4, -2, 9, "2023-12-31 23:00:00", "mango"]],
+    "Ranked", ("id INT", "hi INT", "lo INT", "hs STRING", "secs INT", "days INT"),
+    ["+I[1, 7, 3, m, 90, 59]", "+I[2, null, null, zebra, 5183999, 0]",
+     "+I[3, null, null, null, null, null]"],
+    ["+I[4, 9, -2, mango, -3600, 60]"],
+    "INSERT INTO Ranked SELECT id, GREATEST(a, b), LEAST(a, b, 5), GREATEST(s, 'm'), "
+    "TIMESTAMPDIFF(SECOND, TIMESTAMP '2024-01-01 00:00:00', ts), "
+    "TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2024-03-01 00:00:00') FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
-            CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS]
+            CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
+            CALC_NULL_GREATEST_TIMESTAMPDIFF]

@@ -24,6 +24,17 @@ def rewritten(text: str) -> str:
     ("SPLIT_INDEX(s, 'a.b', i)", "CASE WHEN i < 0 OR s = '' THEN NULL ELSE "
                                  "TRY_ELEMENT_AT(SPLIT(s, '\\\\Qa.b\\\\E', -1), i + 1) END"),
     ("FLOOR(x)", "FLOOR(x)"),               # the numeric FLOOR is Spark's own
+    ("GREATEST(a, b)", "CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE GREATEST(a, b) END"),
+    ("LEAST(a, 2, c)", "CASE WHEN a IS NULL OR 2 IS NULL OR c IS NULL THEN NULL "
+                       "ELSE LEAST(a, 2, c) END"),
+    ("TIMESTAMPDIFF(SECOND, a, b)", "CAST(TIMESTAMPDIFF(SECOND, a, b) AS INT)"),
+    # a call inside another's argument is rewritten too
+    ("EXTRACT(HOUR FROM FLOOR(ts TO DAY))",
+     "CAST(EXTRACT(HOUR FROM DATE_TRUNC('DAY', ts)) AS BIGINT)"),
+    ("GREATEST(LEAST(a, b), c)",
+     "CASE WHEN CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE LEAST(a, b) END IS NULL "
+     "OR c IS NULL THEN NULL ELSE GREATEST(CASE WHEN a IS NULL OR b IS NULL THEN NULL "
+     "ELSE LEAST(a, b) END, c) END"),
 ])
 def test_each_rewrite_is_spark_sql_the_plan_loader_accepts(flink, spark):
     assert rewritten(flink) == spark
@@ -65,3 +76,10 @@ def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
     with pytest.raises(UnsupportedSqlError, match=r"at <test>") as info:
         rewritten(text)
     assert info.value.construct.startswith(construct)
+
+
+@pytest.mark.parametrize("flink", ["GREATEST(a, LEAST(b, 1))", "TIMESTAMPDIFF(DAY, a, b)",
+                                   "EXTRACT(SECOND FROM ts)", "CEIL(ts TO HOUR)"])
+def test_rewriting_a_rewritten_expression_changes_nothing(flink):
+    once = rewritten(flink)
+    assert rewritten(once) == once

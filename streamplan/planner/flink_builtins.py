@@ -27,10 +27,22 @@ def spark_builtins(expression: exp.Expression, where: str,
             return _timestamp_string(node, input_row)
         return _rewrite(node)
 
+    root = expression.copy()
     try:
-        return expression.transform(rewrite)
+        # children before their parents, so a call nested in another's argument is rewritten
+        # too (a rewrite copies its arguments into the call it builds)
+        for node in reversed(list(root.walk())):
+            parent, key, index = node.parent, node.arg_key, node.index   # before a rewrite
+            new = rewrite(node)                                         # re-parents node
+            if new is node:
+                continue
+            if node is root:
+                root = new
+            else:
+                parent.set(key, new, index)
     except _Refused as refused:
         raise UnsupportedSqlError(f"{refused} at {where}") from None
+    return root
 
 
 def _timestamp_string(node: exp.Cast, input_row: RowType) -> exp.Expression:
@@ -62,10 +74,19 @@ class _Refused(Exception):
 def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
         return _floor_or_ceil_to(node)
-    if isinstance(node, exp.Extract) and not _is_bigint_cast(node.parent):
+    if isinstance(node, exp.Extract) and not _is_cast_to(node.parent, exp.DataType.Type.BIGINT):
         # Flink's EXTRACT gives a BIGINT, SECOND the whole seconds; Spark's an INT, SECOND
         # a DECIMAL(8, 6) with the fraction: the cast truncates it
         return exp.Cast(this=node, to=exp.DataType.build("BIGINT"))
+    if isinstance(node, (exp.Greatest, exp.Least)) and not _null_guarded(node):
+        # Flink's GREATEST / LEAST are NULL when any argument is; Spark's skip NULLs
+        arguments = [node.this, *node.expressions]
+        any_null = exp.or_(*(exp.Is(this=argument.copy(), expression=exp.Null())
+                             for argument in arguments))
+        return exp.Case(ifs=[exp.If(this=any_null, true=exp.Null())], default=node.copy())
+    if isinstance(node, exp.TimestampDiff) and not _is_cast_to(node.parent, exp.DataType.Type.INT):
+        # Flink's TIMESTAMPDIFF gives an INT, Spark's a BIGINT
+        return exp.Cast(this=node, to=exp.DataType.build("INT"))
     if isinstance(node, exp.Week):
         # WEEK(d): the ISO-8601 week of the year, Spark's weekofyear
         return exp.WeekOfYear(this=node.this)
@@ -74,8 +95,16 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _is_bigint_cast(node: Optional[exp.Expression]) -> bool:
-    return isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.BIGINT
+def _null_guarded(node: exp.Expression) -> bool:
+    """Whether `node` already is the ELSE of the guard the GREATEST / LEAST rewrite builds."""
+    guard = node.parent
+    return (isinstance(guard, exp.Case) and node.arg_key == "default"
+            and len(guard.args.get("ifs") or []) == 1
+            and isinstance(guard.args["ifs"][0].args.get("true"), exp.Null))
+
+
+def _is_cast_to(node: Optional[exp.Expression], type_: exp.DataType.Type) -> bool:
+    return isinstance(node, exp.Cast) and node.to.this == type_
 
 
 def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:

@@ -2,7 +2,8 @@
 
 A case is plain data:
   name     unique id
-  group    calc | join | format | late (late = informational, timing differences expected)
+  group    calc | agg | window | join | format | late (late = informational, timing
+           differences expected; calc, format and agg changelogs compare in order)
   tables   {name: {"columns": [(col, type), ...], "rows": [[v, ...], ...]}}
            every table has a rowtime column `t` (TIMESTAMP(3)) with
            WATERMARK FOR t AS t - INTERVAL '1' SECOND
@@ -452,3 +453,246 @@ case("window_join_full_tumble", "join", WINDOWED,
      "ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end "
      "AND l.v < r.w",
      "a window join: NULL keys, a non-equi condition, both sides padded")
+
+# ----------------------------------------------------------------------- stateful SQL (agg)
+# Typical streaming SQL over one table: group aggregates, Top-N, deduplication, windows and
+# over aggregates. Group `agg` compares the changelog in order (one table, one row a
+# micro-batch, so both engines see the same sequence); group `window` as a multiset (Flink's
+# periodic watermarks decide when a window fires between rows).
+SALES = {"S": {"columns": [("k", "INT"), ("cat", "STRING"), ("item", "STRING"), ("qty", "INT"),
+                           ("price", "DECIMAL(10, 2)"), ("t", "TIMESTAMP(3)")],
+               "rows": [[1, "fruit", "apple", 3, "1.50", ts(0)],
+                        [2, "veg", "leek", 1, "2.25", ts(1)],
+                        [3, "fruit", "pear", 5, "0.99", ts(2)],
+                        [4, None, "mystery", 2, None, ts(3)],
+                        [5, "fruit", "apple", None, "1.75", ts(4)],
+                        [6, "veg", "kale", 4, "3.10", ts(6)],
+                        [7, "fruit", "plum", 2, "0.50", ts(7)],
+                        [8, "veg", "leek", 6, "2.00", ts(9)],
+                        [9, None, "mystery", 1, "4.00", ts(11)],
+                        [10, "fruit", "pear", 7, "1.05", ts(12)]]}}
+
+case("agg_basic", "agg", SALES,
+     [("cat", "STRING"), ("c", "BIGINT"), ("ci", "BIGINT"), ("sq", "INT"), ("mi", "STRING"),
+      ("mp", "DECIMAL(10, 2)"), ("aq", "INT")],
+     "SELECT cat, COUNT(*), COUNT(qty), SUM(qty), MIN(item), MAX(price), AVG(qty) "
+     "FROM S GROUP BY cat",
+     "COUNT(*) vs COUNT(col), SUM/AVG of INT (AVG stays INT), MIN of strings, a NULL group")
+
+case("agg_avg_types", "agg", SALES,
+     [("cat", "STRING"), ("ap", "DECIMAL(38, 6)"), ("sp", "DECIMAL(38, 2)"), ("ad", "DOUBLE")],
+     "SELECT cat, AVG(price), SUM(price), AVG(CAST(qty AS DOUBLE)) FROM S GROUP BY cat",
+     "AVG/SUM result types of DECIMAL, AVG of DOUBLE")
+
+case("agg_having", "agg", SALES,
+     [("cat", "STRING"), ("sq", "INT"), ("c", "BIGINT")],
+     "SELECT cat, SUM(qty), COUNT(*) FROM S GROUP BY cat HAVING COUNT(*) > 1 AND SUM(qty) > 3",
+     "HAVING: a group appears once it qualifies")
+
+case("agg_distinct_filter", "agg", SALES,
+     [("cat", "STRING"), ("di", "BIGINT"), ("dq", "INT"), ("cf", "BIGINT"),
+      ("sf", "DECIMAL(38, 2)")],
+     "SELECT cat, COUNT(DISTINCT item), SUM(DISTINCT qty), COUNT(*) FILTER (WHERE qty > 2), "
+     "SUM(price) FILTER (WHERE item <> 'apple') FROM S GROUP BY cat",
+     "DISTINCT aggregates and FILTER clauses")
+
+case("agg_global", "agg", SALES,
+     [("c", "BIGINT"), ("sq", "INT"), ("mx", "INT"), ("mn", "STRING")],
+     "SELECT COUNT(*), SUM(qty), MAX(qty), MIN(cat) FROM S",
+     "an aggregate without GROUP BY (one row, updated)")
+
+case("agg_case_when", "agg", SALES,
+     [("cat", "STRING"), ("big", "INT"), ("small", "INT"), ("label", "STRING")],
+     "SELECT cat, SUM(CASE WHEN qty >= 3 THEN 1 ELSE 0 END), "
+     "SUM(CASE WHEN qty < 3 THEN qty END), MAX(CASE WHEN price > 1 THEN 'dear' ELSE 'cheap' END) "
+     "FROM S GROUP BY cat",
+     "CASE inside aggregates")
+
+case("agg_of_agg", "agg", SALES,
+     [("cnt", "BIGINT"), ("cats", "BIGINT")],
+     "SELECT cnt, COUNT(*) FROM (SELECT cat, COUNT(*) AS cnt FROM S GROUP BY cat) GROUP BY cnt",
+     "an aggregate over an updating aggregate: retractions")
+
+case("agg_max_retract", "agg", SALES,
+     [("one", "INT"), ("mx", "BIGINT"), ("mn", "BIGINT")],
+     "SELECT 1, MAX(c), MIN(c) FROM (SELECT item, COUNT(*) AS c FROM S GROUP BY item)",
+     "MAX/MIN over a retracting input")
+
+case("agg_group_by_expression", "agg", SALES,
+     [("u", "STRING"), ("bucket", "INT"), ("c", "BIGINT")],
+     "SELECT UPPER(COALESCE(cat, 'none')), qty / 3, COUNT(*) FROM S "
+     "GROUP BY UPPER(COALESCE(cat, 'none')), qty / 3",
+     "grouping by expressions (INT division)")
+
+case("agg_union_all", "agg", SALES,
+     [("cat", "STRING"), ("c", "BIGINT")],
+     "SELECT cat, COUNT(*) FROM (SELECT cat FROM S UNION ALL SELECT cat FROM S WHERE qty > 3) "
+     "GROUP BY cat",
+     "UNION ALL under an aggregate")
+
+case("topn_row_number", "agg", SALES,
+     [("cat", "STRING"), ("item", "STRING"), ("price", "DECIMAL(10, 2)"), ("rn", "BIGINT")],
+     "SELECT * FROM (SELECT cat, item, price, ROW_NUMBER() OVER (PARTITION BY cat "
+     "ORDER BY price DESC) AS rn FROM S) WHERE rn <= 2",
+     "Top-2 per group with the rank number")
+
+case("topn_no_rank_number", "agg", SALES,
+     [("cat", "STRING"), ("item", "STRING"), ("qty", "INT")],
+     "SELECT cat, item, qty FROM (SELECT cat, item, qty, ROW_NUMBER() OVER (PARTITION BY cat "
+     "ORDER BY qty ASC) AS rn FROM S) WHERE rn <= 1",
+     "Top-1 without the rank number: NULL qty sorts first in Flink")
+
+case("topn_of_aggregate", "agg", SALES,
+     [("item", "STRING"), ("total", "INT")],
+     "SELECT item, total FROM (SELECT item, total, ROW_NUMBER() OVER (ORDER BY total DESC) AS rn "
+     "FROM (SELECT item, SUM(qty) AS total FROM S GROUP BY item)) WHERE rn <= 2",
+     "global Top-2 over an updating aggregate")
+
+case("dedup_keep_last_rowtime", "agg", SALES,
+     [("item", "STRING"), ("qty", "INT"), ("t", "TIMESTAMP(3)")],
+     "SELECT item, qty, CAST(t AS TIMESTAMP(3)) FROM (SELECT item, qty, t, ROW_NUMBER() OVER "
+     "(PARTITION BY item ORDER BY t DESC) AS rn FROM S) WHERE rn = 1",
+     "deduplicate, keep the last row by event time")
+
+case("dedup_keep_first_rowtime", "agg", SALES,
+     [("item", "STRING"), ("qty", "INT")],
+     "SELECT item, qty FROM (SELECT item, qty, ROW_NUMBER() OVER "
+     "(PARTITION BY item ORDER BY t ASC) AS rn FROM S) WHERE rn = 1",
+     "deduplicate, keep the first row by event time")
+
+case("window_tumble_agg", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("cat", "STRING"), ("sq", "INT"),
+      ("c", "BIGINT"), ("md", "BIGINT")],
+     "SELECT window_start, window_end, cat, SUM(qty), COUNT(*), COUNT(DISTINCT item) "
+     "FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), INTERVAL '5' SECOND)) "
+     "GROUP BY window_start, window_end, cat",
+     "TUMBLE window aggregate with a NULL group and COUNT DISTINCT")
+
+case("window_hop_having", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("sq", "INT")],
+     "SELECT window_start, window_end, SUM(qty) "
+     "FROM TABLE(HOP(TABLE S, DESCRIPTOR(t), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) "
+     "GROUP BY window_start, window_end HAVING SUM(qty) > 5",
+     "HOP window aggregate with HAVING")
+
+case("window_cumulate", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("cat", "STRING"), ("mx", "DECIMAL(10, 2)")],
+     "SELECT window_start, window_end, cat, MAX(price) "
+     "FROM TABLE(CUMULATE(TABLE S, DESCRIPTOR(t), INTERVAL '3' SECOND, INTERVAL '9' SECOND)) "
+     "GROUP BY window_start, window_end, cat",
+     "CUMULATE window aggregate")
+
+case("window_topn", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("cat", "STRING"), ("sq", "INT"), ("rn", "BIGINT")],
+     "SELECT window_start, cat, sq, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+     "window_start, window_end ORDER BY sq DESC) AS rn FROM (SELECT window_start, window_end, "
+     "cat, SUM(qty) AS sq FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), INTERVAL '5' SECOND)) "
+     "GROUP BY window_start, window_end, cat)) WHERE rn <= 1",
+     "window Top-1 over a window aggregate")
+
+case("window_session", "window", SALES,
+     [("cat", "STRING"), ("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("c", "BIGINT")],
+     "SELECT cat, window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE S "
+     "PARTITION BY cat, DESCRIPTOR(t), INTERVAL '2' SECOND)) GROUP BY cat, window_start, window_end",
+     "SESSION windows per category")
+
+case("over_rows_running", "window", SALES,
+     [("k", "INT"), ("cat", "STRING"), ("s2", "INT"), ("cnt", "BIGINT")],
+     "SELECT k, cat, SUM(qty) OVER w, COUNT(*) OVER w FROM S "
+     "WINDOW w AS (PARTITION BY cat ORDER BY t ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+     "ROWS over window (named WINDOW clause)")
+
+case("over_range_interval", "window", SALES,
+     [("k", "INT"), ("cat", "STRING"), ("mx", "DECIMAL(10, 2)"), ("av", "INT")],
+     "SELECT k, cat, MAX(price) OVER (PARTITION BY cat ORDER BY t RANGE BETWEEN "
+     "INTERVAL '3' SECOND PRECEDING AND CURRENT ROW), AVG(qty) OVER (PARTITION BY cat "
+     "ORDER BY t RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW) FROM S",
+     "RANGE over window with an interval, AVG of INT")
+
+REGULAR = lr([[1, "a", ts(0)], [2, "b", ts(1)], [1, "c", ts(3)], [3, "d", ts(5)]],
+             [[1, "x", ts(1)], [4, "y", ts(2)], [3, "z", ts(4)], [1, "q", ts(6)]])
+
+case("regular_left_join_agg", "join", REGULAR,
+     [("k", "INT"), ("c", "BIGINT"), ("cw", "BIGINT")],
+     "SELECT l.k, COUNT(*), COUNT(r.w) FROM L l LEFT JOIN R r ON l.k = r.k GROUP BY l.k",
+     "a regular left join (NULL padding retracted) under an aggregate")
+
+case("regular_full_join", "join", REGULAR,
+     [("lk", "INT"), ("v", "STRING"), ("rk", "INT"), ("w", "STRING")],
+     "SELECT l.k, l.v, r.k, r.w FROM L l FULL JOIN R r ON l.k = r.k",
+     "a regular full outer join")
+
+case("regular_semi_anti", "join", REGULAR,
+     [("k", "INT"), ("v", "STRING"), ("has", "BOOLEAN")],
+     "SELECT k, v, TRUE FROM L WHERE k IN (SELECT k FROM R) UNION ALL "
+     "SELECT k, v, FALSE FROM L WHERE NOT EXISTS (SELECT 1 FROM R WHERE R.k = L.k)",
+     "semi (IN) and anti (NOT EXISTS) joins")
+
+# ------------------------------------------------------------- functions typical jobs call
+case("calc_string_functions", "calc", SALES,
+     [("k", "INT"), ("cw", "STRING"), ("lp", "STRING"), ("rx", "STRING"), ("rp", "STRING"),
+      ("ps", "INT"), ("tr", "STRING"), ("sub", "STRING"), ("ln", "INT")],
+     "SELECT k, CONCAT_WS('-', cat, item), LPAD(item, 8, '*'), REGEXP_EXTRACT(item, '([aeiou]+)', 1), "
+     "REPLACE(item, 'e', 'E'), POSITION('e' IN item), TRIM(BOTH 'm' FROM item), "
+     "SUBSTRING(item FROM 2 FOR 3), CHAR_LENGTH(CONCAT(item, cat)) FROM S",
+     "string functions: CONCAT_WS skips NULLs, CONCAT propagates them")
+
+case("calc_conditionals", "calc", SALES,
+     [("k", "INT"), ("i", "STRING"), ("nz", "INT"), ("g", "INT"), ("l", "INT"), ("d", "BOOLEAN"),
+      ("b", "BOOLEAN"), ("inl", "BOOLEAN"), ("lk", "BOOLEAN")],
+     "SELECT k, IF(qty > 2, 'many', 'few'), NULLIF(qty, 2), GREATEST(qty, k), LEAST(qty, 3), "
+     "cat IS DISTINCT FROM 'fruit', qty BETWEEN 2 AND 4, item IN ('leek', 'kale'), "
+     "item LIKE '%e%' FROM S",
+     "IF, NULLIF, GREATEST/LEAST with NULLs, IS DISTINCT FROM, BETWEEN, IN, LIKE")
+
+case("calc_time_functions", "calc", SALES,
+     [("k", "INT"), ("d", "STRING"), ("h", "BIGINT"), ("diff", "INT"), ("ts", "TIMESTAMP(3)"),
+      ("dt", "DATE")],
+     "SELECT k, DATE_FORMAT(t, 'yyyy-MM-dd HH:mm:ss'), EXTRACT(SECOND FROM t), "
+     "TIMESTAMPDIFF(SECOND, TIMESTAMP '2024-01-01 10:00:00', t), "
+     "CAST(t AS TIMESTAMP(3)) + INTERVAL '90' MINUTE, CAST(t AS DATE) FROM S",
+     "DATE_FORMAT, EXTRACT, TIMESTAMPDIFF, interval arithmetic, CAST to DATE")
+
+case("agg_count_distinct_having", "agg", SALES,
+     [("cat", "STRING"), ("items", "BIGINT")],
+     "SELECT cat, COUNT(DISTINCT item) AS items FROM S GROUP BY cat HAVING COUNT(DISTINCT item) >= 2",
+     "COUNT DISTINCT in HAVING")
+
+case("agg_in_subquery", "agg", SALES,
+     [("item", "STRING"), ("qty", "INT")],
+     "SELECT item, qty FROM S WHERE cat IN (SELECT cat FROM S GROUP BY cat HAVING SUM(qty) > 10)",
+     "IN over an aggregating subquery of the same table (semi join on updates)")
+
+case("over_lag_lead", "window", SALES,
+     [("k", "INT"), ("cat", "STRING"), ("prev", "INT"), ("rn", "BIGINT")],
+     "SELECT k, cat, LAG(qty) OVER (PARTITION BY cat ORDER BY t), "
+     "COUNT(qty) OVER (PARTITION BY cat ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
+     "FROM S",
+     "LAG over a rowtime-ordered window")
+
+case("window_tumble_offset_min_max", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("mn", "STRING"), ("mx", "INT"),
+      ("av", "DECIMAL(38, 6)")],
+     "SELECT window_start, window_end, MIN(item), MAX(qty), AVG(price) "
+     "FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), INTERVAL '4' SECOND, INTERVAL '1' SECOND)) "
+     "GROUP BY window_start, window_end",
+     "TUMBLE with an offset, MIN of strings, AVG of DECIMAL")
+
+case("window_dedup", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("cat", "STRING"), ("item", "STRING")],
+     "SELECT window_start, cat, item FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+     "window_start, window_end, cat ORDER BY t DESC) AS rn FROM TABLE(TUMBLE(TABLE S, "
+     "DESCRIPTOR(t), INTERVAL '5' SECOND))) WHERE rn = 1",
+     "window deduplicate, keep the last row")
+
+case("interval_join_agg", "join", REGULAR,
+     [("k", "INT"), ("c", "BIGINT")],
+     "SELECT l.k, COUNT(*) FROM L l JOIN R r ON l.k = r.k AND "
+     "l.t BETWEEN r.t - INTERVAL '3' SECOND AND r.t + INTERVAL '3' SECOND GROUP BY l.k",
+     "an aggregate over an interval join")
+
+case("regular_join_of_aggregates", "join", REGULAR,
+     [("k", "INT"), ("lc", "BIGINT"), ("rc", "BIGINT")],
+     "SELECT a.k, a.c, b.c FROM (SELECT k, COUNT(*) AS c FROM L GROUP BY k) a "
+     "JOIN (SELECT k, COUNT(*) AS c FROM R GROUP BY k) b ON a.k = b.k",
+     "a join of two updating aggregates (unique keys on both sides)")

@@ -696,3 +696,56 @@ case("regular_join_of_aggregates", "join", REGULAR,
      "SELECT a.k, a.c, b.c FROM (SELECT k, COUNT(*) AS c FROM L GROUP BY k) a "
      "JOIN (SELECT k, COUNT(*) AS c FROM R GROUP BY k) b ON a.k = b.k",
      "a join of two updating aggregates (unique keys on both sides)")
+
+case("over_lag", "window", SALES,
+     [("k", "INT"), ("cat", "STRING"), ("prev", "INT"), ("prev2", "STRING")],
+     "SELECT k, cat, LAG(qty) OVER w, LAG(item, 2, 'none') OVER w FROM S "
+     "WINDOW w AS (PARTITION BY cat ORDER BY t)",
+     "LAG with an offset and a default over a rowtime-ordered window")
+
+case("over_range_unbounded", "window", SALES,
+     [("k", "INT"), ("c", "BIGINT"), ("s", "INT"), ("mn", "STRING")],
+     "SELECT k, COUNT(*) OVER w, SUM(qty) OVER w, MIN(item) OVER w FROM S "
+     "WINDOW w AS (ORDER BY t RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+     "an unpartitioned running aggregate")
+
+case("agg_select_distinct", "agg", SALES,
+     [("cat", "STRING"), ("big", "BOOLEAN")],
+     "SELECT DISTINCT cat, qty > 3 FROM S",
+     "SELECT DISTINCT (a group aggregate without aggregates)")
+
+case("agg_union_distinct", "agg", SALES,
+     [("item", "STRING")],
+     "SELECT item FROM S WHERE qty > 3 UNION SELECT item FROM S WHERE cat = 'veg'",
+     "UNION (distinct)")
+
+case("agg_stddev", "agg", SALES,
+     [("cat", "STRING"), ("sp", "DOUBLE"), ("vs", "DOUBLE"), ("si", "INT"), ("vp", "STRING")],
+     "SELECT cat, STDDEV_POP(CAST(qty AS DOUBLE)), VAR_SAMP(CAST(qty AS DOUBLE)), STDDEV(qty), "
+     "CAST(VAR_POP(price) AS STRING) FROM S GROUP BY cat HAVING VARIANCE(qty) IS NULL "
+     "OR VARIANCE(qty) < 100",
+     "STDDEV / VARIANCE of DOUBLE, INT and DECIMAL; in HAVING (Flink 2.3 computes them with its "
+     "internal $WELFORD_M2 aggregate and COUNT; streamplan refuses them)")
+
+case("window_stddev", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("sd", "DOUBLE")],
+     "SELECT window_start, STDDEV_SAMP(CAST(qty AS DOUBLE)) "
+     "FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), INTERVAL '5' SECOND)) GROUP BY window_start, window_end",
+     "STDDEV_SAMP in a window aggregate (refused by streamplan, as agg_stddev)")
+
+case("temporal_sort_rowtime", "window", SALES,
+     [("k", "INT"), ("item", "STRING")],
+     "SELECT k, item FROM S ORDER BY t",
+     "ORDER BY the rowtime: a temporal sort")
+
+case("window_hop_count_distinct", "window", SALES,
+     [("ws", "TIMESTAMP(3)"), ("we", "TIMESTAMP(3)"), ("d", "BIGINT"), ("c", "BIGINT")],
+     "SELECT window_start, window_end, COUNT(DISTINCT cat), COUNT(item) "
+     "FROM TABLE(HOP(TABLE S, DESCRIPTOR(t), INTERVAL '3' SECOND, INTERVAL '6' SECOND)) "
+     "GROUP BY window_start, window_end",
+     "HOP with COUNT DISTINCT (NULL categories not counted)")
+
+case("agg_grouping_sets", "agg", SALES,
+     [("cat", "STRING"), ("item", "STRING"), ("c", "BIGINT")],
+     "SELECT cat, item, COUNT(*) FROM S GROUP BY GROUPING SETS ((cat, item), (cat), ())",
+     "GROUPING SETS")

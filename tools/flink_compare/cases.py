@@ -749,3 +749,40 @@ case("agg_grouping_sets", "agg", SALES,
      [("cat", "STRING"), ("item", "STRING"), ("c", "BIGINT")],
      "SELECT cat, item, COUNT(*) FROM S GROUP BY GROUPING SETS ((cat, item), (cat), ())",
      "GROUPING SETS")
+
+case("cte_chain", "agg", SALES,
+     [("cat", "STRING"), ("total", "INT"), ("label", "STRING")],
+     "WITH priced AS (SELECT cat, qty, CASE WHEN price >= 2 THEN 'dear' ELSE 'cheap' END AS band "
+     "FROM S WHERE qty IS NOT NULL), summed AS (SELECT cat, band, SUM(qty) AS total FROM priced "
+     "GROUP BY cat, band) SELECT cat, total, band FROM summed WHERE total > 2",
+     "a chain of CTEs: filter, CASE, aggregate, filter on the aggregate")
+
+case("agg_coalesce_sum", "agg", SALES,
+     [("cat", "STRING"), ("s", "INT"), ("avg_price", "DECIMAL(38, 6)")],
+     "SELECT COALESCE(cat, 'other'), COALESCE(SUM(qty), 0), AVG(COALESCE(price, 0)) FROM S "
+     "GROUP BY COALESCE(cat, 'other')",
+     "COALESCE around and inside aggregates, grouping by an expression")
+
+case("regular_non_equi_join", "join", REGULAR,
+     [("lk", "INT"), ("v", "STRING"), ("w", "STRING")],
+     "SELECT l.k, l.v, r.w FROM L l JOIN R r ON l.k = r.k AND l.v < r.w",
+     "a regular inner join with a non-equi condition")
+
+case("regular_left_anti_pattern", "join", REGULAR,
+     [("k", "INT"), ("v", "STRING")],
+     "SELECT l.k, l.v FROM L l LEFT JOIN R r ON l.k = r.k WHERE r.k IS NULL",
+     "LEFT JOIN ... WHERE right IS NULL: rows retracted when a match arrives")
+
+case("regular_not_in_nulls", "join",
+     lr([[1, "a", ts(0)], [2, "b", ts(1)], [None, "c", ts(2)], [4, "d", ts(3)]],
+        [[1, "x", ts(0)], [3, "y", ts(1)], [None, "z", ts(2)], [5, "w", ts(3)]]),
+     [("k", "INT"), ("v", "STRING")],
+     "SELECT k, v FROM L WHERE k NOT IN (SELECT k FROM R)",
+     "NOT IN with a NULL in the subquery: three-valued, nothing passes once the NULL arrives")
+
+case("window_agg_filter_on_end", "window", SALES,
+     [("we", "TIMESTAMP(3)"), ("cat", "STRING"), ("c", "BIGINT")],
+     "SELECT window_end, UPPER(cat), COUNT(*) FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), "
+     "INTERVAL '5' SECOND)) WHERE qty > 1 GROUP BY window_start, window_end, UPPER(cat) "
+     "HAVING COUNT(*) >= 1",
+     "a window aggregate with WHERE, an expression key and HAVING")

@@ -101,12 +101,34 @@ OVER_AGGREGATE_RANGE_ACROSS_RESTORE = (
              "CURRENT ROW)")
     .build())
 
+# LAG (Flink's LagAggFunction) on event time, no frame (Calcite allows none: RANGE UNBOUNDED
+# PRECEDING), with COUNT(*) in the same window. NULL values count as rows; LAG(v, 2, -1) gives
+# its default before a row has two before it and where the value two back is NULL. a's row at
+# 4 s waits across the restore (the watermark is at 3 s), so the buffer of the last values and
+# the waiting row both come from the checkpoint. Expected rows: PyFlink 2.3 on the same rows
+# (tools/flink_compare case over_lag_rows_program), split at the restore by the watermark.
+OVER_AGGREGATE_LAG = (
+    TableTestProgram.of("over-aggregate-lag", "LAG with an offset and a default across a "
+                        "restore: NULL values count, the buffer of last values is state")
+    .setup_table_source(rowtime_source([("a", 1, 1), ("b", 2, 2), ("a", None, 3), ("a", 4, 4)],
+                                       [("a", 5, 6), ("b", 6, 7), ("a", 7, 8)]))
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "v INT", "p1 INT", "p2 INT", "c BIGINT")
+                      .consuming_before_restore("+I[a, 1, null, -1, 1]", "+I[b, 2, null, -1, 1]",
+                                                "+I[a, null, 1, -1, 2]")
+                      .consuming_after_restore("+I[a, 4, null, 1, 3]", "+I[a, 5, 4, -1, 4]",
+                                               "+I[b, 6, 2, -1, 2]", "+I[a, 7, 5, 4, 5]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, v, LAG(v) OVER w, LAG(v, 2, -1) OVER w, COUNT(*) OVER w "
+             "FROM T WINDOW w AS (PARTITION BY k ORDER BY ts)")
+    .build())
+
 # --- Flink's own programs (OverWindowTestPrograms.java), transcribed as they are: SQL,
 # schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_BEFORE, ...)
 # "-U[...]", Row.ofKind(UPDATE_AFTER, ...) "+U[...]"). Flink's RestoreTestBase registers every
 # sink with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
 # (docs/flink-programs.md): LAG_OVER_FUNCTION, whose source has a MAP<DOUBLE, DOUBLE> column,
-# no column type here, so the program cannot be built (and LAG is no aggregate here yet).
+# no column type here, so the program cannot be built (LAG itself runs: over-aggregate-lag).
 FLINK_COMMIT = "07d57de7e113cf9e195b3632d0e63a0d248a78cc"
 
 def kind(row_kind: str, *values) -> dict:
@@ -536,6 +558,7 @@ OVER_AGGREGATE_STATE_TTL_EXPIRES = (
     .build())
 
 PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE,
+            OVER_AGGREGATE_LAG,
             OVER_AGGREGATE_STATE_TTL_EXPIRES,
             OVER_AGGREGATE_NON_TIME_RETRACT_ACROSS_RESTORE,
             OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE,
@@ -643,5 +666,20 @@ OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION = (
                      "table 'sink_t'. Primary key: [val], upsert key: []")
     .build())
 
+# LAG allows no frame (Calcite's validator: SqlLeadLagAggFunction does not allow framing).
+OVER_AGGREGATE_REFUSES_FRAMED_LAG = (
+    TableTestProgram.of("over-aggregate-refuses-framed-lag", "LAG with a ROWS frame: refused "
+                        "with Calcite's message")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts").build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("p BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT LAG(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+                     "UNBOUNDED PRECEDING AND CURRENT ROW) FROM T", PlanningError,
+                     "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
+    .build())
+
 FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_TWO_WINDOWS,
+                    OVER_AGGREGATE_REFUSES_FRAMED_LAG,
                     OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION]

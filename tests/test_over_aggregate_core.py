@@ -564,3 +564,44 @@ def test_the_non_time_rows_processor_keeps_accumulators_by_id():
     assert batch(*second) == expected.feed(*second)
     assert sorted(store.maps[("accMapState", ("key1",))]) == [
         (MIN_ID + n,) for n in (0, 2, 3, 4, 5)]
+
+
+# LAG (Flink's LagAggFunction): rows (k, v, ts, offset, default); LAG(v), LAG(v, 2, -1)
+LAG_CALLS = (AggCall("LAG", 1, False, "BIGINT", args=(1,)),
+             AggCall("LAG", 1, False, "BIGINT", args=(1, 3, 4)))
+
+
+def lag_feed(rows_frame: bool, rows: list[tuple], watermark: int) -> list[tuple]:
+    core, state = OverAggCore(OverAggParams(LAG_CALLS, 2, rows_frame, None, 0)), OverState()
+    out: list = []
+    core.run(state, [(RowKind.INSERT, r + (2, -1)) for r in rows], 0, 0, out)   # buffered
+    core.run(state, [], watermark, 0, out)                                      # fired
+    return [(r[1], r[5], r[6]) for _, r in out]                 # v, LAG(v), LAG(v, 2, -1)
+
+
+def test_lag_gives_the_value_rows_back_and_the_default_before_it_and_for_a_null():
+    # NULLs count as rows; a NULL value gives the default (Flink 2.3's output)
+    rows = [row(1, 10), row(None, 20), row(3, 30), row(4, 40)]
+    assert lag_feed(True, rows, 100) == [(1, None, -1), (None, 1, -1), (3, None, 1),
+                                         (4, 3, -1)]
+
+
+def test_lag_in_a_range_frame_gives_the_rows_of_one_row_time_one_value():
+    # RowTimeRangeUnboundedPrecedingFunction accumulates every row of a row time first
+    rows = [row(1, 10), row(2, 20), row(3, 20), row(4, 30)]
+    assert lag_feed(False, rows, 100) == [(1, None, -1), (2, 2, 1), (3, 2, 1), (4, 3, 2)]
+
+
+def test_lag_keeps_its_buffer_offset_and_default_through_the_state_encoding():
+    from streamplan.runtime.group_aggregate import _apply, _decode, _encode, _initial, _result
+    from streamplan.runtime.group_aggregate import Accumulators
+
+    call = LAG_CALLS[1]
+    acc = _initial(call)
+    for value in (5, None, 7, 8):
+        acc = _apply(call, acc, (value, 2, -1), 1)
+    assert acc == [[None, 7, 8], 2, -1] and _result(call, acc) == -1
+    stored = _encode(Accumulators(4, [acc]), (call,))
+    assert _decode(stored, (call,)).values == [[[None, 7, 8], 2, -1]]
+    with pytest.raises(ValueError, match="cannot retract"):
+        _apply(call, acc, (8, 2, -1), -1)

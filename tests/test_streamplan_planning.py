@@ -434,3 +434,50 @@ def test_any_numeric_goes_into_a_decimal_sink_column_and_what_does_not_fit_is_nu
     fitted = spark.sql("SELECT TRY_CAST(CAST(123456 AS DECIMAL(38, 2)) AS DECIMAL(4,1)) AS big, "
                        "TRY_CAST(CAST(12.34 AS DECIMAL(38, 2)) AS DECIMAL(4,1)) AS small").first()
     assert fitted.big is None and str(fitted.small) == "12.3"
+
+
+LAG_QUERY = ("INSERT INTO Snk SELECT k, v, CAST(LAG(k, 2, -1) OVER (PARTITION BY k ORDER BY t) "
+             "AS STRING) FROM L")
+
+
+def over_node_of(plan_json: dict) -> dict:
+    return next(n for n in plan_json["nodes"] if n["type"] == "stream-exec-over-aggregate_1")
+
+
+def translated_over(plan_json: dict):
+    """The over aggregate node of a loaded plan, checked as translation checks it."""
+    plan = parse_plan(json.dumps(plan_json))
+    node = next(n for n in plan.nodes if n.type == "stream-exec-over-aggregate_1")
+    return node.runtime_params(plan.inputs_of(node)[0].row_type)
+
+
+def test_lag_plans_its_offset_and_default_as_constants_below_the_over_aggregate(env):
+    plan = env.compile_sql(LAG_QUERY).to_json()
+    (call,) = over_node_of(plan)["overSpec"]["groups"][0]["aggCalls"]
+    assert call["function"] == "LAG" and call["type"] == "INT" and len(call["argList"]) == 3
+    calc = next(n for n in plan["nodes"] if n["type"] == "stream-exec-calc_1")
+    assert calc["projection"][-2:] == ["CAST(2 AS INT)", "CAST(-1 AS INT)"]
+    translated_over(plan)                      # the plan as compiled passes the node's checks
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda group: group["lowerBound"].update(kind="PRECEDING", interval="2000 ms"),
+     "LAG in a bounded frame"),
+    (lambda group: group["aggCalls"][0].update(argList=group["aggCalls"][0]["argList"][:1] * 4),
+     "LAG takes 1 to 3 arguments"),
+    (lambda group: group["aggCalls"][0].update(argList=[0, 1]), "LAG's offset is input field 1"),
+])
+def test_a_plan_with_lag_the_node_cannot_run_is_refused_by_name(env, change, message):
+    plan = env.compile_sql(LAG_QUERY).to_json()
+    change(over_node_of(plan)["overSpec"]["groups"][0])
+    with pytest.raises(PlanFormatError, match=message):
+        translated_over(plan)
+
+
+def test_lag_with_a_frame_or_a_column_default_is_refused(env):
+    with pytest.raises(PlanningError, match="ROW/RANGE not allowed"):
+        env.compile_sql("INSERT INTO Snk SELECT k, v, CAST(LAG(k) OVER (PARTITION BY k ORDER BY t "
+                        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS STRING) FROM L")
+    with pytest.raises(UnsupportedSqlError, match="LAG with the default"):
+        env.compile_sql("INSERT INTO Snk SELECT k, v, CAST(LAG(k, 1, k) OVER (PARTITION BY k "
+                        "ORDER BY t) AS STRING) FROM L")

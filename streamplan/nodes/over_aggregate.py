@@ -55,12 +55,19 @@ class WindowBound(PlanModel):
         return self
 
 
+class OverAggCallSpec(AggCallSpec):
+    """An aggregate call of the over aggregate: also LAG(value[, offset[, default]]), whose
+    offset (an INT) and default (of the value's type) are input columns, constants the planner
+    projects below the node (Flink's OverSpec constants)."""
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "LAG"]
+
+
 class OverGroup(PlanModel):
     order_by: SortSpec
     is_rows: bool
     lower_bound: WindowBound
     upper_bound: WindowBound
-    agg_calls: list[AggCallSpec]
+    agg_calls: list[OverAggCallSpec]
 
     @model_validator(mode="after")
     def _supported_frame(self):
@@ -180,10 +187,37 @@ class StreamExecOverAggregate(KeyedNode):
         (order,) = self.group.order_by.fields
         return (self.order_index, True, not order.null_is_last)
 
+    def check_lag_calls(self, input_row: RowType) -> None:
+        """LAG takes its value, maybe an INT offset and a default of the value's type, without
+        DISTINCT or FILTER, in an unbounded frame over a time attribute: Flink's
+        LagAggFunction cannot retract, which a bounded frame and a non-time ORDER BY need."""
+        for n, call in enumerate(self.group.agg_calls):
+            if call.function != "LAG":
+                continue
+            where = f"node {self.id} ('{self.type}'): field 'overSpec.groups[0].aggCalls[{n}]'"
+            if not 1 <= len(call.arg_list) <= 3:
+                raise PlanFormatError(f"{where}: LAG takes 1 to 3 arguments, the plan gives "
+                                      f"{len(call.arg_list)}")
+            if call.distinct or call.filter_arg is not None:
+                raise PlanFormatError(f"{where}: LAG with distinct or a filterArg (not supported)")
+            if self.group.preceding_offset is not None or self.non_time:
+                raise PlanFormatError(f"{where}: LAG in a bounded frame or over a non-time ORDER "
+                                      f"BY (LAG cannot retract); it needs UNBOUNDED PRECEDING "
+                                      f"over a time attribute")
+            value = input_row.fields[call.arg_list[0]].type
+            for position, index in enumerate(call.arg_list[1:], 1):
+                field = input_row.fields[index]
+                wanted = "INT" if position == 1 else value.with_nullable(True).text
+                if field.type.with_nullable(True).text != wanted:
+                    raise PlanFormatError(f"{where}: LAG's {'offset' if position == 1 else 'default'}"
+                                          f" is input field {index} ({field.name} "
+                                          f"{field.type.text}), not {wanted}")
+
     def runtime_params(self, input_row):
         from ..runtime.over_aggregate import OverAggParams
 
         check_filter_args(self, self.group.agg_calls, input_row)
+        self.check_lag_calls(input_row)
         rowtime = self._is_rowtime(input_row)
         return OverAggParams(runtime_calls(self.group.agg_calls),
                              self.order_index if rowtime else None, self.group.is_rows,

@@ -17,7 +17,8 @@ from sqlglot import exp
 
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.group_aggregate import AggCallSpec
-from ..nodes.over_aggregate import (CURRENT_ROW, PRECEDING, UNBOUNDED_PRECEDING, OverGroup,
+from ..nodes.over_aggregate import (CURRENT_ROW, PRECEDING, UNBOUNDED_PRECEDING,
+                                    OverAggCallSpec, OverGroup,
                                     OverSpec, StreamExecOverAggregate, WindowBound)
 from ..nodes.rank import PartitionSpec, SortField, SortSpec
 from ..durations import format_duration_ms
@@ -72,13 +73,27 @@ class OverRules:
             return row.index(scope.resolve(expression).name)
 
         frames, specs, results = set(), [], {}
+        constants: list[tuple[str, str]] = []   # LAG's offsets and defaults: (SQL, name)
         for window in windows:
             function = window.this
             if not over_aggregate_call(window):
                 name = function.sql(dialect="spark").split("(")[0].upper()
                 raise refuse(f"{name}() OVER (...) outside a top-N or deduplication (an over "
-                             f"aggregate takes COUNT, SUM, MIN, MAX and AVG)")
+                             f"aggregate takes COUNT, SUM, MIN, MAX, AVG and LAG)")
             frames.add(self._over_frame(window, index, row, where, refuse))
+            if isinstance(function, exp.Lag):
+                if window.args.get("spec") is not None:     # Calcite's validator
+                    raise PlanningError(f"{where}: ROW/RANGE not allowed with RANK, DENSE_RANK "
+                                        f"or ROW_NUMBER functions (LAG takes no frame)")
+                key = _lag_call(function, index, row, constants, refuse)
+                if key not in results:
+                    arg_type = row.fields[key[1]].type
+                    results[key] = f"w0$o{len(specs)}"
+                    specs.append(OverAggCallSpec(
+                        name=results[key], function="LAG", arg_list=[key[1], *key[2]],
+                        type=arg_type.with_nullable(True).text))
+                window.replace(_column(results[key]))
+                continue
             (call,) = aggregate_calls(function)
             if call.condition is not None:
                 raise refuse("FILTER on an OVER aggregate")
@@ -87,7 +102,7 @@ class OverRules:
             if key not in results:
                 arg_type = row.fields[arg].type if arg is not None else None
                 name = f"w0$o{len(specs)}"
-                specs.append(AggCallSpec(name=name, function=call.function,
+                specs.append(OverAggCallSpec(name=name, function=call.function,
                                          arg_list=[] if arg is None else [arg],
                                          distinct=call.distinct,
                                          type=result_type(call.function, arg_type).text))
@@ -97,13 +112,25 @@ class OverRules:
             raise refuse("OVER windows with different PARTITION BY, ORDER BY or frames in one "
                          "SELECT (each needs its own stream-exec-over-aggregate)")
         (partition, order, is_rows, (kind, rows, interval)), = frames
+        if constants:           # LAG's constants as columns after the input's (OverSpec constants)
+            keep = {"rowtime": next((f.name for f in row.fields if f.rowtime), None),
+                    "proctime": next((f.name for f in row.fields if f.proctime), None)}
+            node = self._calc(node, [quote_identifier(n) for n in row.names]
+                              + [sql for sql, _ in constants],
+                              list(row.names) + [name for _, name in constants], None, where,
+                              **keep)
+            row = node.row_type
+        if any(s.function == "LAG" for s in specs) and (kind != UNBOUNDED_PRECEDING or not (
+                row.fields[order].rowtime or row.fields[order].proctime)):
+            raise refuse("LAG() OVER a bounded frame or a non-time ORDER BY (LAG cannot "
+                         "retract; Flink's LagAggFunction has no retract)")
         lower = WindowBound(kind=kind, rows=rows, interval=interval)
         out_row = RowType(row.fields + tuple(Field(spec.name, _result_field_type(spec))
                                              for spec in specs))
         hinted = relation.names if top_level else ()
         text = ", ".join(f"{s.function}({'DISTINCT ' if s.distinct else ''}"
-                         f"{row.names[s.arg_list[0]] if s.arg_list else '*'}) AS {s.name}"
-                         for s in specs)
+                         f"{', '.join(row.names[i] for i in s.arg_list) if s.arg_list else '*'})"
+                         f" AS {s.name}" for s in specs)
         over = self.add(
             StreamExecOverAggregate, [node],
             over_spec=OverSpec(partition=PartitionSpec(fields=list(partition)), groups=[OverGroup(
@@ -165,6 +192,36 @@ class OverRules:
                          f"(an INTERVAL)")
         return partition, order_index, False, (PRECEDING, None,
                                                format_duration_ms(interval_ms(start)))
+
+
+def _lag_call(function: exp.Lag, index, row: RowType, constants: list[tuple[str, str]],
+              refuse) -> tuple:
+    """LAG(value[, offset[, default]]): the value's input index and the indexes its offset
+    (an integer literal, 1 when left out) and default (a literal, NULL when left out, cast to
+    the value's type) take among the constants projected after the input's columns; the key
+    that tells equal calls apart."""
+    value = index(function.this, "the argument")
+    offset, default = function.args.get("offset"), function.args.get("default")
+    extra = []
+    if offset is not None:
+        if not (isinstance(offset, exp.Literal) and not offset.is_string and offset.this.isdigit()):
+            raise refuse(f"LAG with the offset {offset.sql(dialect='spark')} (a non-negative "
+                         f"integer literal)")
+        extra.append(f"CAST({int(offset.this)} AS INT)")
+    if default is not None:
+        if any(True for _ in default.find_all(exp.Column, exp.Window)):
+            raise refuse(f"LAG with the default {default.sql(dialect='spark')} (a constant)")
+        if offset is None:
+            extra.append("CAST(1 AS INT)")
+        extra.append(f"CAST({default.sql(dialect='spark')} AS "
+                     f"{row.fields[value].type.to_spark().simpleString().upper()})")
+    indexes = []
+    for sql in extra:
+        known = [n for n, (text, _) in enumerate(constants) if text == sql]
+        if not known:
+            constants.append((sql, f"$lag_constant{len(constants)}"))
+        indexes.append(len(row.fields) + (known[0] if known else len(constants) - 1))
+    return ("LAG", value, tuple(indexes))
 
 
 def _resolve_named_windows(select: exp.Select, windows: list[exp.Window], refuse) -> None:

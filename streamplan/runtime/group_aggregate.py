@@ -26,7 +26,8 @@ from .processor import KeyedValueProcessor
 
 COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
 FIRST_VALUE, LAST_VALUE, LISTAGG = "FIRST_VALUE", "LAST_VALUE", "LISTAGG"
-FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG)
+LAG = "LAG"                            # the over aggregate's only (it never retracts)
+FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG, LAG)
 # Aggregates over the order rows arrive in (only the group aggregate runs them).
 ORDERED = (FIRST_VALUE, LAST_VALUE, LISTAGG)
 ACC_STATE = "acc-state"
@@ -82,6 +83,8 @@ def _initial(call: AggCall) -> Any:
         return call.function_instance.create_accumulator()
     if call.function == LISTAGG:
         return [[], None]              # the values in arrival order, the delimiter
+    if call.function == LAG:
+        return [[], 1, None]           # the last offset + 1 values, the offset, the default
     if call.function in ORDERED:
         return [] if call.retracting else None
     if call.keeps_values:
@@ -98,6 +101,9 @@ def call_value(call: AggCall, row: tuple) -> Any:
         return tuple(row[i] for i in call.args)
     if call.function == LISTAGG:       # the value and its delimiter (',' unless given)
         return row[call.arg], (row[call.args[1]] if len(call.args) > 1 else ",")
+    if call.function == LAG:           # the value, its offset (1 unless given), the default
+        return (row[call.arg], row[call.args[1]] if len(call.args) > 1 else 1,
+                row[call.args[2]] if len(call.args) > 2 else None)
     return row[call.arg] if call.arg is not None else None
 
 
@@ -111,6 +117,8 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
         return acc
     if call.function in ORDERED:
         return _apply_ordered(call, acc, value, sign)
+    if call.function == LAG:
+        return _apply_lag(acc, value, sign)
     if call.arg is not None and value is None:
         return acc                     # aggregates skip NULL arguments
     if call.keeps_values:
@@ -155,7 +163,26 @@ def _apply_ordered(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
     return acc
 
 
+def _apply_lag(acc: list, value: tuple, sign: int) -> list:
+    """Flink's LagAggFunction.accumulate: NULLs count as values; each call sets the offset
+    and the default its arguments give; the buffer keeps the last offset + 1 values. It has no
+    retract (the planner gives LAG only to frames that never retract)."""
+    if sign < 0:
+        raise ValueError("LAG cannot retract a value (Flink's LagAggFunction has no retract)")
+    (value, offset, default), (buffer, _, _) = value, acc
+    if offset is None or offset < 0:
+        raise ValueError(f"LAG's offset must be a non-negative integer, not {offset}")
+    buffer.append(value)
+    del buffer[:max(0, len(buffer) - (offset + 1))]
+    return [buffer, offset, default]
+
+
 def _result(call: AggCall, acc: Any) -> Any:
+    if call.function == LAG:           # LagAggFunction.getValue
+        # the value offset rows back; the default before there are so many rows, and (as Flink
+        # 2.3 gives it) where that value is NULL
+        buffer, offset, default = acc
+        return buffer[0] if len(buffer) == offset + 1 and buffer[0] is not None else default
     if call.function == UDAF:
         return call.function_instance.get_value(acc)
     if call.function == LISTAGG:
@@ -281,6 +308,9 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
             fields.append(f"a{index}: {state_ddl(parse_data_type(call.accumulator_type))}")
         elif call.function == LISTAGG:
             fields.append(f"a{index}: STRUCT<values: ARRAY<STRING>, delimiter: STRING>")
+        elif call.function == LAG:
+            fields.append(f"a{index}: STRUCT<buffer: ARRAY<{arg}>, offset: INT, "
+                          f"defaultValue: {arg}>")
         elif call.function in ORDERED:
             fields.append(f"a{index}: ARRAY<{arg}>" if call.retracting else f"a{index}: {arg}")
         elif call.keeps_values:
@@ -299,6 +329,8 @@ def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
             values.append(to_state(value, parse_data_type(call.accumulator_type)))
         elif call.function == LISTAGG:
             values.append((list(value[0]), value[1]))
+        elif call.function == LAG:
+            values.append((list(value[0]), value[1], value[2]))
         elif call.function in ORDERED:
             values.append(list(value) if call.retracting else value)
         elif call.keeps_values:
@@ -323,6 +355,9 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
         elif call.function == LISTAGG:
             items, delimiter = plain(value)
             values.append([list(items or []), delimiter])
+        elif call.function == LAG:
+            buffer, offset, default = plain(value)
+            values.append([list(buffer or []), offset, default])
         elif call.function in ORDERED:
             values.append(list(value or []) if call.retracting else value)
         elif call.keeps_values:

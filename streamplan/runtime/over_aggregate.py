@@ -65,7 +65,7 @@ from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, plain, rows_of
 from .group_aggregate import (AVG, COUNT, MAX, MIN, SUM, AggCall, Accumulators, _apply, _decode,
-                              _encode, _initial, _result)
+                              _encode, _initial, _result, call_value)
 from .processor import Processor
 from .rank.top_n import SortField, compare_sort_keys
 from .state_ttl import spark_ttl_ms
@@ -188,8 +188,7 @@ class AggsHandle:
         acc.row_count += sign
         for index, call in enumerate(self.p.calls):
             if call.takes(row):
-                value = row[call.arg] if call.arg is not None else None
-                acc.values[index] = _apply(call, acc.values[index], value, sign)
+                acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
 
     def accumulate(self, acc: Accumulators, row: tuple) -> None:
         self._change(acc, row, 1)

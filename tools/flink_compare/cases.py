@@ -786,3 +786,25 @@ case("window_agg_filter_on_end", "window", SALES,
      "INTERVAL '5' SECOND)) WHERE qty > 1 GROUP BY window_start, window_end, UPPER(cat) "
      "HAVING COUNT(*) >= 1",
      "a window aggregate with WHERE, an expression key and HAVING")
+
+case("over_lag_rows_program", "window",
+     {"T": {"columns": [("k", "STRING"), ("v", "INT"), ("t", "TIMESTAMP(3)")],
+            "rows": [["a", 1, ts(1)], ["b", 2, ts(2)], ["a", None, ts(3)], ["a", 4, ts(4)],
+                     ["a", 5, ts(6)], ["b", 6, ts(7)], ["a", 7, ts(8)]]}},
+     [("k", "STRING"), ("v", "INT"), ("p1", "INT"), ("p2", "INT"), ("c", "BIGINT")],
+     "SELECT k, v, LAG(v) OVER w, LAG(v, 2, -1) OVER w, COUNT(*) OVER w FROM T "
+     "WINDOW w AS (PARTITION BY k ORDER BY t)",
+     "the rows of program over-aggregate-lag: LAG with NULL values, an offset and a default")
+
+case("over_lag_same_row_time", "window",
+     {"T": {"columns": [("k", "STRING"), ("v", "INT"), ("t", "TIMESTAMP(3)")],
+            "rows": [["a", 1, ts(1)], ["a", 2, ts(2)], ["a", 3, ts(2)], ["a", 4, ts(3)]]}},
+     [("k", "STRING"), ("v", "INT"), ("p1", "INT"), ("c", "BIGINT")],
+     "SELECT k, v, LAG(v) OVER w, COUNT(*) OVER w FROM T WINDOW w AS (PARTITION BY k ORDER BY t)",
+     "LAG and COUNT of rows of one row time (RANGE: one value for both)")
+
+case("over_lag_framed", "window", SALES,
+     [("k", "INT"), ("p", "INT")],
+     "SELECT k, LAG(qty) OVER (PARTITION BY cat ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING "
+     "AND CURRENT ROW) FROM S",
+     "LAG with a frame: Calcite refuses it (LAG allows no framing)")

@@ -176,3 +176,35 @@ def test_arrival_order_accumulators_read_back_what_they_wrote():
     _, acc = run(calls, [(I, (3, "x", "|")), (I, (4, None, "|"))])
     stored = _encode(acc, calls)
     assert _decode(stored, calls) == acc
+
+
+def test_welford_m2_accumulates_and_retracts_as_flinks_function():
+    """WelfordM2AggFunction in doubles: the mean and the sum of squared deviations; a
+    retraction runs the update backwards, with Flink's rounding (m2 15.124999999999996, not
+    15.125: the VAR_SAMP Flink 2.3 printed for program group-aggregate-variance); a key's last
+    value retracted resets it."""
+    from decimal import Decimal
+
+    from streamplan.runtime.group_aggregate import _apply, _initial, _result
+
+    call = AggCall("WELFORD_M2", 0, False, "DOUBLE")
+    acc = _initial(call)
+    assert _result(call, acc) is None
+    for value in (1.5, None, 2.5, 7.0):                  # NULLs are skipped
+        acc = _apply(call, acc, value, 1)
+    n, mean, m2 = acc
+    assert n == 3 and abs(mean - 11.0 / 3) < 1e-12 and abs(m2 - 17.166666666666668) < 1e-12
+    acc = _apply(call, acc, 2.5, -1)
+    assert acc[:2] == [2, 4.25] and _result(call, acc) == 15.124999999999996
+    for value in (1.5, 7.0):
+        acc = _apply(call, acc, value, -1)
+    assert acc == [0, 0.0, 0.0] and _result(call, acc) is None
+    assert _apply(call, _initial(call), Decimal("2.25"), 1) == [1, 2.25, 0.0]   # as a double
+
+
+def test_welford_m2_state_round_trips():
+    from streamplan.runtime.group_aggregate import Accumulators, _decode, _encode
+
+    calls = (AggCall("WELFORD_M2", 0, False, "DOUBLE"),)
+    stored = _encode(Accumulators(2, [[2, 1.25, 0.5]]), calls)
+    assert _decode(stored, calls).values == [[2, 1.25, 0.5]]

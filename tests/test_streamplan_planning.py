@@ -254,7 +254,8 @@ def test_early_fire_error_points_at_the_hint(env):
 @pytest.mark.parametrize("sql, construct", [
     ("INSERT INTO Snk SELECT k, v, MAX(v) FROM L GROUP BY k, GROUPING SETS ((v), (v))",
      r"the grouping set \(k, v\) more than once"),
-    ("INSERT INTO Snk SELECT k, v, STDDEV(v) FROM L GROUP BY k, v", "aggregate function"),
+    ("INSERT INTO Snk SELECT k, v, APPROX_COUNT_DISTINCT(v) FROM L GROUP BY k, v",
+     "aggregate function"),
     ("INSERT INTO Snk SELECT DISTINCT k, v, MAX(v) FROM L GROUP BY k, v",
      "SELECT DISTINCT with GROUP BY, HAVING, aggregates or OVER"),
     ("INSERT INTO Snk SELECT k, v, v FROM L INTERSECT ALL SELECT k, v, v FROM L",
@@ -481,3 +482,25 @@ def test_lag_with_a_frame_or_a_column_default_is_refused(env):
     with pytest.raises(UnsupportedSqlError, match="LAG with the default"):
         env.compile_sql("INSERT INTO Snk SELECT k, v, CAST(LAG(k, 1, k) OVER (PARTITION BY k "
                         "ORDER BY t) AS STRING) FROM L")
+
+
+def test_variance_reduces_to_welford_m2_and_count_as_flink_plans_it(env):
+    plan = env.compile_sql("INSERT INTO ChangeSnk SELECT k, CAST(STDDEV_SAMP(k) AS STRING), "
+                           "CAST(VAR_POP(k) AS STRING) FROM L GROUP BY k").to_json()
+    agg = next(n for n in plan["nodes"] if n["type"] == "stream-exec-group-aggregate_1")
+    assert [c["function"] for c in agg["aggCalls"]] == ["WELFORD_M2", "COUNT"]
+    assert agg["aggCalls"][0]["type"] == "DOUBLE"
+    projection = " ".join(next(n for n in plan["nodes"] if n["id"] == agg["id"] + 1)["projection"])
+    assert "POWER(" in projection and "CASE WHEN" in projection and "AS INT)" in projection
+
+
+@pytest.mark.parametrize("query, message", [
+    ("SELECT v, CAST(STDDEV(DISTINCT k) AS STRING), '' FROM L GROUP BY v", "without DISTINCT"),
+    ("SELECT v, CAST(VARIANCE(v) AS STRING), '' FROM L GROUP BY v",
+     "VARIANCE of a STRING argument"),
+    ("SELECT 1, CAST(STDDEV_POP(k) AS STRING), '' FROM TABLE(TUMBLE(TABLE L, DESCRIPTOR(t), "
+     "INTERVAL '1' SECOND)) GROUP BY window_start, window_end", "in a window aggregate"),
+])
+def test_variance_the_group_aggregate_cannot_run_is_refused_by_name(env, query, message):
+    with pytest.raises(UnsupportedSqlError, match=message):
+        env.compile_sql("INSERT INTO Snk " + query)

@@ -32,7 +32,7 @@ class GroupAggCallSpec(AggCallSpec):
     aggregates over arrival order (the other aggregate nodes refuse them when a plan is
     loaded)."""
     function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE",
-                      "LISTAGG"]
+                      "LISTAGG", "WELFORD_M2"]
 
 
 def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
@@ -112,8 +112,8 @@ class StreamExecGroupAggregate(KeyedNode):
     STATE_DOC = ("one accumulator per group key (row count; SUM/AVG sum and count; MIN/MAX and "
                  "DISTINCT calls every value with its count; FIRST_VALUE/LAST_VALUE their "
                  "value, over retractions every value in arrival order; LISTAGG its values in "
-                 "arrival order and its delimiter; a UDAF its declared accumulator type); TTL "
-                 "from `state`")
+                 "arrival order and its delimiter; WELFORD_M2 its count, mean and m2; a UDAF "
+                 "its declared accumulator type); TTL from `state`")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
     grouping: list[FieldIndex]

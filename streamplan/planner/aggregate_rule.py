@@ -16,7 +16,7 @@ from ..nodes.group_aggregate import AggCallSpec, GroupAggCallSpec, StreamExecGro
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
 from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
-from ..types import Field, RowType, parse_type, quote_identifier
+from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from .aggregates import (ORDERED_FUNCTIONS, AggregateCall, aggregate_calls, is_aggregate,
                          is_grouping_function, result_type)
 from .grouping_sets import GroupingSets, grouping_function, grouping_sets
@@ -24,6 +24,7 @@ from .user_aggregates import (check_user_functions_in_mini_batch, need_retractio
                               user_aggregate_spec)
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
+from .variance import reduce_variance
 from .windows import uses_window_column
 
 
@@ -54,7 +55,19 @@ class AggregateRules:
             lambda key: input_row.names.index(scope.resolve(key).name) if plain_column(key) else None)
         keys = list(grouping.keys)
         having = select.args.get("having")
-        items = list(select.expressions)
+
+        def argument_type(argument: exp.Expression) -> SqlType:
+            text = self._sql(scope.rewrite(argument), input_row, where)
+            return self.types.resolve(input_row, [text], None, where)[0]
+
+        # STDDEV / VARIANCE as Flink reduces them: WELFORD_M2 and COUNT (variance.py)
+        try:
+            items = [reduce_variance(item, argument_type) for item in select.expressions]
+            if having:
+                having = exp.Having(this=reduce_variance(having.this, argument_type))
+        except UnsupportedSqlError as err:
+            raise UnsupportedSqlError(err.construct, ctx.position.line, ctx.position.column,
+                                      ctx.position.source) from None
         calls: list[AggregateCall] = []
         for expression in items + ([having.this] if having else []):
             try:
@@ -167,6 +180,13 @@ class AggregateRules:
         grouped = ", ".join(out_names[:key_count])
         selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
+        welford = [spec for spec in specs if spec.function == "WELFORD_M2"]
+        if welford and (relation.window is not None or self.config.get(MINIBATCH_ENABLED)):
+            raise UnsupportedSqlError(
+                f"STDDEV / VARIANCE in a {'window' if relation.window is not None else 'mini-batch'}"
+                f" aggregate (they run in stream-exec-group-aggregate, as Flink's WELFORD_M2; "
+                f"its merge for the window and two-phase aggregates is not implemented)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
         if relation.window is not None:
             kind = relation.window.spec.type
             refuse_ordered([spec for spec in specs if spec.function == "LISTAGG"

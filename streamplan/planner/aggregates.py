@@ -10,14 +10,25 @@ from ..errors import UnsupportedSqlError
 from ..functions import AGGREGATE, FunctionDefinition
 from ..types import INTEGRAL_TYPES, SqlType
 
-_FUNCTIONS = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX", exp.Avg: "AVG"}
+class WelfordM2(exp.Expression, exp.AggFunc):
+    """Flink's internal $WELFORD_M2 aggregate: the sum of squared deviations from the mean,
+    kept by Welford's online algorithm; what the planner reduces STDDEV_* and VAR_* to, as
+    Flink 2.3 does (variance.py)."""
+
+    arg_types = {"this": True}
+    _sql_names = ["WELFORD_M2"]
+
+
+_FUNCTIONS = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX", exp.Avg: "AVG",
+              WelfordM2: "WELFORD_M2"}
 # Aggregates over the order rows arrive in: the group aggregate runs them; the window, over
 # and mini-batch aggregates refuse them by name (aggregate_rule.refuse_ordered).
 _ORDERED = {exp.FirstValue: "FIRST_VALUE", exp.LastValue: "LAST_VALUE",
             exp.GroupConcat: "LISTAGG"}
 ORDERED_FUNCTIONS = tuple(_ORDERED.values())
 _SUPPORTED = ("supported: COUNT, SUM, MIN, MAX, AVG, each with DISTINCT and FILTER; "
-              "FIRST_VALUE, LAST_VALUE and LISTAGG with FILTER")
+              "FIRST_VALUE, LAST_VALUE and LISTAGG with FILTER; STDDEV_POP, STDDEV_SAMP, "
+              "VAR_POP and VAR_SAMP in stream-exec-group-aggregate")
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,8 @@ def result_type(function: str, argument: Optional[SqlType]) -> SqlType:
     if function == "COUNT":
         return SqlType("BIGINT", (), nullable=False)
     assert argument is not None
+    if function == "WELFORD_M2":
+        return SqlType("DOUBLE")
     if function in ("MIN", "MAX", "FIRST_VALUE", "LAST_VALUE"):
         return argument.with_nullable(True)
     if function == "LISTAGG":

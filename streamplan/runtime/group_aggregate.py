@@ -27,7 +27,8 @@ from .processor import KeyedValueProcessor
 COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
 FIRST_VALUE, LAST_VALUE, LISTAGG = "FIRST_VALUE", "LAST_VALUE", "LISTAGG"
 LAG = "LAG"                            # the over aggregate's only (it never retracts)
-FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG, LAG)
+WELFORD_M2 = "WELFORD_M2"              # what STDDEV / VARIANCE reduce to (planner/variance.py)
+FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG, LAG, WELFORD_M2)
 # Aggregates over the order rows arrive in (only the group aggregate runs them).
 ORDERED = (FIRST_VALUE, LAST_VALUE, LISTAGG)
 ACC_STATE = "acc-state"
@@ -85,6 +86,8 @@ def _initial(call: AggCall) -> Any:
         return [[], None]              # the values in arrival order, the delimiter
     if call.function == LAG:
         return [[], 1, None]           # the last offset + 1 values, the offset, the default
+    if call.function == WELFORD_M2:
+        return [0, 0.0, 0.0]           # n, mean, m2
     if call.function in ORDERED:
         return [] if call.retracting else None
     if call.keeps_values:
@@ -119,6 +122,8 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
         return _apply_ordered(call, acc, value, sign)
     if call.function == LAG:
         return _apply_lag(acc, value, sign)
+    if call.function == WELFORD_M2:
+        return _apply_welford(acc, value, sign)
     if call.arg is not None and value is None:
         return acc                     # aggregates skip NULL arguments
     if call.keeps_values:
@@ -177,7 +182,32 @@ def _apply_lag(acc: list, value: tuple, sign: int) -> list:
     return [buffer, offset, default]
 
 
+def _apply_welford(acc: list, value: Any, sign: int) -> list:
+    """Flink's WelfordM2AggFunction.accumulate / retract, operation for operation in doubles
+    (a DECIMAL or integer value as its nearest double): NULLs are skipped; n keeps counting
+    below 1, where mean and m2 are left alone (reset at 0)."""
+    if value is None:
+        return acc
+    n, mean, m2 = acc
+    n += sign
+    if n <= 0:                         # retract resets at 0, accumulate leaves them
+        return [n, 0.0, 0.0] if n == 0 and sign < 0 else [n, mean, m2]
+    val = float(value)
+    if sign > 0:
+        delta = val - mean
+        mean += delta / n
+        m2 += delta * (val - mean)
+    else:
+        delta2 = val - mean
+        mean -= delta2 / n
+        m2 -= (val - mean) * delta2
+    return [n, mean, m2]
+
+
 def _result(call: AggCall, acc: Any) -> Any:
+    if call.function == WELFORD_M2:    # WelfordM2AggFunction.getValue
+        n, _, m2 = acc
+        return None if n <= 0 or m2 < 0 else m2
     if call.function == LAG:           # LagAggFunction.getValue
         # the value offset rows back; the default before there are so many rows, and (as Flink
         # 2.3 gives it) where that value is NULL
@@ -311,6 +341,8 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
         elif call.function == LAG:
             fields.append(f"a{index}: STRUCT<buffer: ARRAY<{arg}>, offset: INT, "
                           f"defaultValue: {arg}>")
+        elif call.function == WELFORD_M2:
+            fields.append(f"a{index}: STRUCT<n: BIGINT, mean: DOUBLE, m2: DOUBLE>")
         elif call.function in ORDERED:
             fields.append(f"a{index}: ARRAY<{arg}>" if call.retracting else f"a{index}: {arg}")
         elif call.keeps_values:
@@ -331,6 +363,8 @@ def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
             values.append((list(value[0]), value[1]))
         elif call.function == LAG:
             values.append((list(value[0]), value[1], value[2]))
+        elif call.function == WELFORD_M2:
+            values.append(tuple(value))
         elif call.function in ORDERED:
             values.append(list(value) if call.retracting else value)
         elif call.keeps_values:
@@ -358,6 +392,8 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
         elif call.function == LAG:
             buffer, offset, default = plain(value)
             values.append([list(buffer or []), offset, default])
+        elif call.function == WELFORD_M2:
+            values.append(list(plain(value)))
         elif call.function in ORDERED:
             values.append(list(value or []) if call.retracting else value)
         elif call.keeps_values:

@@ -725,13 +725,13 @@ case("agg_stddev", "agg", SALES,
      "CAST(VAR_POP(price) AS STRING) FROM S GROUP BY cat HAVING VARIANCE(qty) IS NULL "
      "OR VARIANCE(qty) < 100",
      "STDDEV / VARIANCE of DOUBLE, INT and DECIMAL; in HAVING (Flink 2.3 computes them with its "
-     "internal $WELFORD_M2 aggregate and COUNT; streamplan refuses them)")
+     "internal $WELFORD_M2 aggregate and COUNT, as streamplan does)")
 
 case("window_stddev", "window", SALES,
      [("ws", "TIMESTAMP(3)"), ("sd", "DOUBLE")],
      "SELECT window_start, STDDEV_SAMP(CAST(qty AS DOUBLE)) "
      "FROM TABLE(TUMBLE(TABLE S, DESCRIPTOR(t), INTERVAL '5' SECOND)) GROUP BY window_start, window_end",
-     "STDDEV_SAMP in a window aggregate (refused by streamplan, as agg_stddev)")
+     "STDDEV_SAMP in a window aggregate (refused by streamplan: WELFORD_M2 has no merge here)")
 
 case("temporal_sort_rowtime", "window", SALES,
      [("k", "INT"), ("item", "STRING")],

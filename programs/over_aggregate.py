@@ -624,6 +624,11 @@ _T = (SourceTestStep.new_builder("T").add_schema("k STRING", "v BIGINT").build()
 _A = (SinkTestStep.new_builder("A").add_schema("k STRING", "s BIGINT")
       .consuming_before_restore().build())
 
+# the refusal programs' event-time table (no rows: only the statement is compiled)
+_T_ROWTIME = (SourceTestStep.new_builder("T")
+              .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+              .build())
+
 OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED = (
     TableTestProgram.of("over-aggregate-refuses-non-time-bounded", "a bounded frame on a column "
                         "that is no time attribute: refused, as Flink's StreamExecOverAggregate "
@@ -637,9 +642,7 @@ OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED = (
 OVER_AGGREGATE_REFUSES_TWO_WINDOWS = (
     TableTestProgram.of("over-aggregate-refuses-two-windows", "two different OVER windows in "
                         "one SELECT: refused by name")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
-                                    "WATERMARK FOR ts AS ts").build())
+    .setup_table_source(_T_ROWTIME)
     .setup_table_sink(SinkTestStep.new_builder("A").add_schema("s BIGINT", "c BIGINT")
                       .consuming_before_restore().build())
     .run_failing_sql("INSERT INTO A SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts), "
@@ -670,9 +673,7 @@ OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION = (
 OVER_AGGREGATE_REFUSES_FRAMED_LAG = (
     TableTestProgram.of("over-aggregate-refuses-framed-lag", "LAG with a ROWS frame: refused "
                         "with Calcite's message")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
-                                    "WATERMARK FOR ts AS ts").build())
+    .setup_table_source(_T_ROWTIME)
     .setup_table_sink(SinkTestStep.new_builder("A").add_schema("p BIGINT")
                       .consuming_before_restore().build())
     .run_failing_sql("INSERT INTO A SELECT LAG(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "

@@ -504,3 +504,17 @@ def test_variance_reduces_to_welford_m2_and_count_as_flink_plans_it(env):
 def test_variance_the_group_aggregate_cannot_run_is_refused_by_name(env, query, message):
     with pytest.raises(UnsupportedSqlError, match=message):
         env.compile_sql("INSERT INTO Snk " + query)
+
+
+def test_an_over_aggregate_after_a_where_keeps_its_processing_time_order(spark):
+    """The WHERE's calc below the over aggregate keeps the processing-time attribute, so the
+    node runs Flink's processing-time function (insert-only), not the non-time one."""
+    env = TableEnvironment(spark=spark)
+    env.execute_sql("CREATE TABLE P (k STRING, v INT, pt AS PROCTIME()) WITH ('connector' = "
+                    "'values'); CREATE TABLE Out2 (k STRING, c BIGINT) WITH ('connector' = "
+                    "'values', 'sink-insert-only' = 'false')")
+    plan = env.compile_sql("INSERT INTO Out2 SELECT k, COUNT(*) OVER (PARTITION BY k ORDER BY pt) "
+                           "FROM P WHERE v > 1")
+    (over,) = [node for node in plan.nodes if node.type == "stream-exec-over-aggregate_1"]
+    assert not over.non_time and plan.inputs_of(over)[0].row_type.fields[2].proctime
+    assert plan.sinks[0].input_changelog_mode == ["INSERT"]

@@ -61,9 +61,8 @@ class OverRules:
             scope = Scope(relation.scope_fields, where)
             text = self._sql(scope.rewrite(condition), row, where)
             self.types.check_condition(row, text, where)
-            rowtime = row.names[row.rowtime_index] if row.rowtime_index is not None else None
             node = self._calc(node, [quote_identifier(n) for n in row.names], list(row.names),
-                              text, where, rowtime=rowtime)
+                              text, where, **_time_attributes(row))
             row = node.row_type
         scope = Scope(relation.scope_fields, where)
 
@@ -113,12 +112,10 @@ class OverRules:
                          "SELECT (each needs its own stream-exec-over-aggregate)")
         (partition, order, is_rows, (kind, rows, interval)), = frames
         if constants:           # LAG's constants as columns after the input's (OverSpec constants)
-            keep = {"rowtime": next((f.name for f in row.fields if f.rowtime), None),
-                    "proctime": next((f.name for f in row.fields if f.proctime), None)}
             node = self._calc(node, [quote_identifier(n) for n in row.names]
                               + [sql for sql, _ in constants],
                               list(row.names) + [name for _, name in constants], None, where,
-                              **keep)
+                              **_time_attributes(row))
             row = node.row_type
         if any(s.function == "LAG" for s in specs) and (kind != UNBOUNDED_PRECEDING or not (
                 row.fields[order].rowtime or row.fields[order].proctime)):
@@ -192,6 +189,13 @@ class OverRules:
                          f"(an INTERVAL)")
         return partition, order_index, False, (PRECEDING, None,
                                                format_duration_ms(interval_ms(start)))
+
+
+def _time_attributes(row: RowType) -> dict[str, Optional[str]]:
+    """The columns of `row` that are its rowtime and proctime attributes, which a calc below
+    the over aggregate keeps (the ORDER BY column's kind picks Flink's function)."""
+    return {"rowtime": next((f.name for f in row.fields if f.rowtime), None),
+            "proctime": next((f.name for f in row.fields if f.proctime), None)}
 
 
 def _lag_call(function: exp.Lag, index, row: RowType, constants: list[tuple[str, str]],

@@ -22,6 +22,7 @@ from .compare import materialized_view, order_diff, rows_diff, view_of_texts
 from .discovery import check_runnable
 from .errors import ExpectationMismatch, ProgramError, RefusalMismatch
 from .program import TableTestProgram
+from .waiting import consumed_steps, short_sinks, stopped_clock_ms, wait_clock
 
 T = TypeVar("T")
 
@@ -95,14 +96,43 @@ def run_phases(env: TableEnvironment, plan: CompiledPlan, program: TableTestProg
         chunks = ({index: sizes for index, sizes in (chunks or {}).items() if index == 0}
                   | {index: sizes for index, sizes in resumed.items() if index > 0})
     steps = phased_steps(data, tables, end_of_input, event_time, chunks)
+    layout = step_layout(data, tables, end_of_input, event_time, chunks)
+    times = program_step_times(program, layout, advances)
     lookups = lookup_snapshots(plan, program, phases, advances)
+    wait = wait_clock(plan)
+    consumed = consumed_steps(checkpoint) if wait is not None else 0
     with tempfile.TemporaryDirectory(prefix="harness-out-") as scratch:
-        return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
-                                data=steps, lookups=lookups,
-                                processing_time_ms=TEST_CLOCK_START_MS,
-                                step_times_ms=program_step_times(
-                                    program, step_layout(data, tables, end_of_input, event_time,
-                                                         chunks), advances))
+        def execute(times: Optional[list[int]]) -> RunResult:
+            return env.execute_plan(plan, checkpoint=checkpoint, output=output or Path(scratch),
+                                    data=steps, lookups=lookups,
+                                    processing_time_ms=TEST_CLOCK_START_MS, step_times_ms=times)
+
+        if wait is None:
+            return execute(times)
+        first_phase = sum(1 for step in layout if step.phase == 0)
+        if times is None:     # the clock stands still: where it stands, as a list to extend
+            times = [stopped_clock_ms(checkpoint) or TEST_CLOCK_START_MS] * len(layout)
+        if len(phases) > 1 and consumed > first_phase:   # the generating run's wait ticks
+            add_ticks(steps, times, first_phase, consumed - first_phase, wait.step_ms)
+        result = execute(times)
+        stage = "before" if phases == ["before"] else "after" if consumed else "all"
+        for _ in range(wait.ticks):
+            if not short_sinks(program, {name: len(sink.rows) for name, sink
+                                         in result.sinks.items()}, stage):
+                break
+            add_ticks(steps, times, len(times), 1, wait.step_ms)
+            for name, sink in execute(times).sinks.items():
+                result.sinks[name].rows.extend(sink.rows)
+        return result
+
+
+def add_ticks(steps: dict[str, list[list]], times: list[int], at: int, count: int,
+              step_ms: int) -> None:
+    """`count` wait ticks (empty steps of every table) at step index `at`, each `step_ms`
+    after the step before it (harness.waiting)."""
+    for table_steps in steps.values():
+        table_steps[at:at] = [[] for _ in range(count)]
+    times[at:at] = [times[at - 1] + step_ms * (n + 1) for n in range(count)]
 
 
 def lookup_snapshots(plan: CompiledPlan, program: TableTestProgram, phases: list[Phase],

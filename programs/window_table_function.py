@@ -241,20 +241,11 @@ WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG_PROC_TIME = flink_program(
 PROGRAMS = [WINDOW_TABLE_FUNCTION_TUMBLE_TVF, WINDOW_TABLE_FUNCTION_TUMBLE_TVF_POSITIVE_OFFSET,
             WINDOW_TABLE_FUNCTION_TUMBLE_TVF_NEGATIVE_OFFSET, WINDOW_TABLE_FUNCTION_HOP_TVF,
             WINDOW_TABLE_FUNCTION_CUMULATE_TVF, WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG,
-            WINDOW_TABLE_FUNCTION_HOP_TVF_AGG, WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG]
-
-_PROC_TIME = ("a processing-time window aggregate (one phase, as Flink plans it) over "
-              "proc_time, which runs here on the harness's clock; but Flink's expected rows "
-              "rely on the wall clock passing each window's end within its phase (the before "
-              "rows' window fires before the savepoint, the after rows' before the end), while "
-              "the harness's clock stands still within a phase (it moves only at "
-              "advance_processing_time markers and by the 1 h restore gap), so no window would "
-              "fire before the restore")
+            WINDOW_TABLE_FUNCTION_HOP_TVF_AGG, WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG,
+            WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG_PROC_TIME,
+            WINDOW_TABLE_FUNCTION_HOP_TVF_AGG_PROC_TIME,
+            WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG_PROC_TIME]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-NOT_PASSING = {
-    WINDOW_TABLE_FUNCTION_TUMBLE_TVF_AGG_PROC_TIME.id: _PROC_TIME,
-    WINDOW_TABLE_FUNCTION_HOP_TVF_AGG_PROC_TIME.id: _PROC_TIME,
-    WINDOW_TABLE_FUNCTION_CUMULATE_TVF_AGG_PROC_TIME.id: _PROC_TIME,
-}
+# docs/flink-programs.md). None left.
+NOT_PASSING: dict[str, str] = {}

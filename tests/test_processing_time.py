@@ -149,3 +149,47 @@ def test_a_lookup_table_changes_rows_where_the_clock_moves_and_nowhere_else(spar
     with pytest.raises(ProgramError, match="lookup table 'D' holds other rows in phase 'after', "
                                            "but processing time does not move"):
         run_semantic(still, spark)
+
+
+# --- waiting for a phase's rows (harness.waiting) ---------------------------------------------
+def _tumbling_on_processing_time(before: tuple[str, ...], after: tuple[str, ...]) -> TableTestProgram:
+    return (TableTestProgram.of("waiting-for-windows", "a processing-time window fires only "
+                                "while the harness waits for the sink's rows")
+            .setup_table_source(SourceTestStep.new_builder("T")
+                                .add_schema("k STRING", "v INT", "pt AS PROCTIME()")
+                                .producing_before_restore(["a", 1], ["a", 2])
+                                .producing_after_restore(advance_processing_time("1 min"),
+                                                         ["a", 4]).build())
+            .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "total INT")
+                              .consuming_before_restore(*before)
+                              .consuming_after_restore(*after).build())
+            .run_sql("INSERT INTO S SELECT k, SUM(v) FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(pt), "
+                     "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end")
+            .build())
+
+
+def test_the_clock_moves_on_while_a_sink_waits_for_its_windows(spark):
+    # Neither window can fire on the phases' own batches: the before rows' window fires at the
+    # first after-restore batch (a minute later), the after rows' one only by waiting.
+    run_semantic(_tumbling_on_processing_time(("+I[a, 3]",), ("+I[a, 4]",)), spark)
+    # Waiting stops when the sink has its rows: the after rows' window never fires here.
+    run_semantic(_tumbling_on_processing_time(("+I[a, 3]",), ()), spark)
+
+
+def test_a_wait_tick_is_the_gcd_of_the_windows_slides_and_lasts_the_longest_window(spark):
+    from harness.runner import compile_program
+    from harness.waiting import WaitClock, wait_clock
+
+    _, plan = compile_program(_tumbling_on_processing_time(("+I[a, 3]",), ()), spark)
+    assert wait_clock(plan) == WaitClock(step_ms=10_000, ticks=2)
+    _, plan = compile_program(_program(False), spark)      # no window: nothing to wait for
+    assert wait_clock(plan) is None
+
+
+def test_wait_ticks_are_empty_steps_after_the_step_they_follow():
+    from harness.runner import add_ticks
+
+    steps, times = {"A": [[1], [], [2]], "B": [[], [], []]}, [0, 0, 7]
+    add_ticks(steps, times, 2, 2, 5)
+    assert steps == {"A": [[1], [], [], [], [2]], "B": [[], [], [], [], []]}
+    assert times == [0, 0, 5, 10, 7]

@@ -46,6 +46,30 @@ def test_mini_batch_plans_an_assigner_a_local_and_a_global_aggregate(spark):
     assert global_.state[0].name == "globalGroupAggregateState"
 
 
+
+@pytest.mark.parametrize("query, mode", [
+    ("INSERT INTO S SELECT k, COUNT(*) FROM W GROUP BY k", "ProcTime"),
+    ("INSERT INTO S SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE W, DESCRIPTOR(t), "
+     "INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end", "RowTime"),
+    ("INSERT INTO S SELECT k, COUNT(*) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN "
+     "UNBOUNDED PRECEDING AND CURRENT ROW) FROM W", "RowTime"),
+])
+def test_a_table_with_a_watermark_gets_its_assigner_after_the_watermark_assigner(spark, query,
+                                                                                mode):
+    """As Flink's MiniBatchIntervalInferRule (checked with PyFlink 2.3's EXPLAIN): row-time
+    mode when a node downstream requires the watermark, processing-time mode otherwise."""
+    env = environment(spark, **MINI_BATCH)
+    env.execute_sql("CREATE TABLE W (k STRING, t TIMESTAMP(3), WATERMARK FOR t AS t - INTERVAL "
+                    "'1' SECOND) WITH ('connector' = 'values')")
+    plan = env.compile_sql(query)
+    types = [node.type for node in plan.nodes]
+    watermark = types.index("stream-exec-watermark-assigner_1")
+    assigner = plan.nodes[watermark + 1]
+    assert assigner.type == "stream-exec-mini-batch-assigner_1"
+    assert assigner.mini_batch_interval.mode == mode
+    assert assigner.description == f"MiniBatchAssigner(interval=[2000ms], mode=[{mode}])"
+    assert types.count("stream-exec-mini-batch-assigner_1") == 1
+
 def test_a_changelog_normalize_persists_and_reads_the_mini_batch_options(spark):
     """Version 2 runs in mini-batches when its plan says so (version 1 never did)."""
     env = environment(spark, **MINI_BATCH, **{"table.exec.source.cdc-events-duplicate": "true"})

@@ -185,6 +185,12 @@ class ExecNode(PlanModel):
         (Flink's UpdateKindTrait); `downstream`: whether its own consumers need them."""
         return True
 
+    def requires_watermark(self, inputs: list[RowType]) -> bool:
+        """Flink's StreamPhysicalRel.requireWatermark: whether the node runs on the rowtime
+        watermark (event-time windows, joins, sorts, over aggregates, rowtime deduplication).
+        A mini-batch assigner upstream of one runs in row-time mode (planner.builder)."""
+        return False
+
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         """State variables and their schemas (empty for stateless nodes). Fixtures record it;
         the audit fails when it changes without a version bump."""

@@ -33,6 +33,9 @@ class StreamExecDeduplicate(KeyedNode):
     generate_update_before: bool
     output_insert_only: Optional[bool] = None
 
+    def requires_watermark(self, inputs):
+        return self.is_rowtime
+
     def input_field_indexes(self):
         return [("uniqueKeys", 0, self.unique_keys)]
 

@@ -44,6 +44,9 @@ class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
     named_window_properties: list[NamedWindowProperty]
     local_agg_input_row_type: RowTypeText
 
+    def requires_watermark(self, inputs):
+        return self.windowing.is_rowtime
+
     @model_validator(mode="after")
     def _calls_index_the_local_input(self) -> "StreamExecGlobalWindowAggregate":
         width = len(parse_row_type(self.local_agg_input_row_type).fields)

@@ -68,6 +68,9 @@ class StreamExecIntervalJoin(ExecNode):
     early_fire_delay: Optional[Duration] = None
     early_fire_time_mode: Optional[Literal["ROWTIME", "PROCTIME"]] = None
 
+    def requires_watermark(self, inputs):
+        return self.event_time
+
     @model_validator(mode="after")
     def _one_time_domain(self) -> "StreamExecIntervalJoin":
         mode = self.early_fire_time_mode

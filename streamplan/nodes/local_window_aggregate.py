@@ -35,6 +35,9 @@ class StreamExecLocalWindowAggregate(ExecNode):
     agg_calls: list[AggCallSpec]
     windowing: WindowingStrategy
 
+    def requires_watermark(self, inputs):
+        return self.windowing.is_rowtime
+
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),
                 ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),

@@ -2,8 +2,14 @@
 planned after every source when `table.exec.mini-batch.enabled` is on). Flink's
 processing-time assigner emits a mini-batch marker every `interval` ms
 (`table.exec.mini-batch.allow-latency`), on which the mini-batch operators downstream flush.
-On Spark a micro-batch is a mini-batch: the operators downstream flush at its end, so the
-node passes its input through; the interval stays in the plan as Flink writes it."""
+Below a node that requires the watermark, Flink's row-time assigner instead forwards a
+watermark only once it has moved past the next interval boundary, and the mini-batch operators
+flush on those watermarks. On Spark a micro-batch is a mini-batch: the operators downstream
+flush at its end, and Spark advances the watermark only at micro-batch boundaries, so in
+both modes the node passes its input through; the interval and mode stay in the plan as Flink
+writes them. The watermarks that reach the nodes downstream are not Flink's one for one:
+Flink's move in event-time steps of the interval, Spark's at micro-batch ends, so a row that
+arrives between the two can be late in one and on time in the other."""
 from __future__ import annotations
 
 from typing import Literal
@@ -16,7 +22,7 @@ from .metadata import exec_node
 
 class MiniBatchInterval(PlanModel):
     interval: int = Field(gt=0)          # ms: table.exec.mini-batch.allow-latency
-    mode: Literal["ProcTime"]            # Flink's row-time mode is not supported yet
+    mode: Literal["ProcTime", "RowTime"]
 
 
 @exec_node(name="stream-exec-mini-batch-assigner", version=1, min_plan_version="0.3",

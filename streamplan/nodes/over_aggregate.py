@@ -118,6 +118,9 @@ class StreamExecOverAggregate(KeyedNode):
     STATE_NAMES = ("overAggregateState",)
     over_spec: OverSpec
 
+    def requires_watermark(self, inputs):
+        return self.time_mode == "EventTime"
+
     @property
     def group(self) -> OverGroup:
         return self.over_spec.groups[0]

@@ -40,6 +40,9 @@ class StreamExecTemporalJoin(ExecNode):
     left_time_attribute_index: int
     right_time_attribute_index: int
 
+    def requires_watermark(self, inputs):
+        return True            # the event-time temporal join (the only one here)
+
     @model_validator(mode="after")
     def _supported(self) -> "StreamExecTemporalJoin":
         if self.join_spec.join_type not in TEMPORAL_JOIN_TYPES:

@@ -23,6 +23,9 @@ class StreamExecTemporalSort(KeyedNode):
     RUNTIME = "temporal_sort"
     order_by: SortSpec
 
+    def requires_watermark(self, inputs):
+        return self.on_rowtime(inputs[0])
+
     def input_field_indexes(self):
         return [("orderBy.fields", 0, [field.index for field in self.order_by.fields])]
 

@@ -152,6 +152,9 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     windowing: WindowingStrategy
     named_window_properties: list[NamedWindowProperty]
 
+    def requires_watermark(self, inputs):
+        return self.windowing.is_rowtime
+
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),
                 ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),

@@ -57,6 +57,9 @@ class StreamExecWindowJoin(ExecNode):
     left_windowing: WindowAttachedWindowing
     right_windowing: WindowAttachedWindowing
 
+    def requires_watermark(self, inputs):
+        return self.left_windowing.is_rowtime
+
     def input_field_indexes(self):
         return [*self.join_spec.key_indexes("joinSpec"),
                 ("leftWindowing", 0, [self.left_windowing.window_start,

@@ -59,6 +59,9 @@ class WindowAttachedNode(KeyedNode):
     windowing: WindowAttachedStrategy
     FLINK_NAME: ClassVar[str] = ""
 
+    def requires_watermark(self, inputs):
+        return self.windowing.is_rowtime
+
     def window_indexes(self) -> list[tuple[str, int, list[int]]]:
         return [("windowing.windowStart", 0, [self.windowing.window_start]),
                 ("windowing.windowEnd", 0, [self.windowing.window_end])]

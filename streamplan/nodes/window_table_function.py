@@ -40,6 +40,9 @@ class StreamExecWindowTableFunction(KeyedNode):
     RUNTIME = "session_window_table_function"
     windowing: WindowingStrategy
 
+    def requires_watermark(self, inputs):
+        return self.windowing.is_rowtime
+
     @field_validator("windowing")
     @classmethod
     def _aligned_windows(cls, windowing: WindowingStrategy) -> WindowingStrategy:

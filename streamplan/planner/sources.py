@@ -17,7 +17,7 @@ from ..nodes.calc import StreamExecCalc
 from ..nodes.changelog_normalize import StreamExecChangelogNormalize
 from ..nodes.common import DistributionSpec, TableSpec
 from ..nodes.drop_update_before import StreamExecDropUpdateBefore
-from ..nodes.mini_batch_assigner import StreamExecMiniBatchAssigner
+from ..nodes.mini_batch_assigner import MiniBatchInterval, StreamExecMiniBatchAssigner
 from ..nodes.source_scan import StreamExecTableSourceScan
 from ..nodes.watermark_assigner import StreamExecWatermarkAssigner
 from ..options import MINIBATCH_ALLOW_LATENCY, MINIBATCH_ENABLED, SOURCE_CDC_EVENTS_DUPLICATE
@@ -67,8 +67,9 @@ class SourceRules:
                         output_type=physical.text,
                         description=f"TableSourceScan(table=[[{table.name}]], "
                                     f"fields=[{', '.join(physical.names)}])")
-        if self.config.get(MINIBATCH_ENABLED):
-            node = self._mini_batch_assigner(table, node)
+        assigns_watermark = table.watermark is not None and not table.watermark.from_source
+        if self.config.get(MINIBATCH_ENABLED) and not assigns_watermark:
+            node = self._mini_batch_assigner(node)
         declared = [c.name for c in table.columns if c.computed is None]
         if any(column.computed is not None for column in table.columns) \
                 or declared != list(physical.names):
@@ -105,28 +106,48 @@ class SourceRules:
                 f"watermark; it must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p from 0 to 3")
         fields = list(row.fields)
         fields[index] = Field(rowtime.name, SqlType("TIMESTAMP", (3,), rowtime.type.nullable), True)
-        return self.add(StreamExecWatermarkAssigner, [node], rowtime_field_index=index,
+        node = self.add(StreamExecWatermarkAssigner, [node], rowtime_field_index=index,
                         watermark_delay=format_duration_ms(table.watermark.delay_ms),
                         output_type=RowType(tuple(fields)).text,
                         description=f"WatermarkAssigner(rowtime=[{rowtime.name}], "
                                     f"watermark=[{table.watermark.text}])")
+        return self._mini_batch_assigner(node) if self.config.get(MINIBATCH_ENABLED) else node
 
-    def _mini_batch_assigner(self, table: CreateTable, node: ExecNode) -> ExecNode:
+    def _mini_batch_assigner(self, node: ExecNode) -> ExecNode:
         """With table.exec.mini-batch.enabled, Flink's MiniBatchIntervalInferRule puts a
-        processing-time mini-batch assigner right after every source (interval:
-        table.exec.mini-batch.allow-latency). Below a watermark assigner Flink plans none in
-        that mode and flushes on watermarks instead (row-time mini-batches): not supported."""
-        if table.watermark is not None:
-            raise UnsupportedSqlError(
-                f"table.exec.mini-batch.enabled with table '{table.name}', which has a WATERMARK "
-                f"(Flink's mini-batches then follow its watermarks: a row-time "
-                f"stream-exec-mini-batch-assigner, not implemented)", table.position.line,
-                table.position.column, table.position.source)
+        mini-batch assigner right after every source, or after its watermark assigner
+        (interval: table.exec.mini-batch.allow-latency). Its mode is settled once the whole
+        plan is known (`_settle_mini_batch_modes`)."""
         interval = self.config.get(MINIBATCH_ALLOW_LATENCY)
         return self.add(StreamExecMiniBatchAssigner, [node],
                         mini_batch_interval={"interval": interval, "mode": "ProcTime"},
                         output_type=node.output_type,
                         description=f"MiniBatchAssigner(interval=[{interval}ms], mode=[ProcTime])")
+
+    def _settle_mini_batch_modes(self) -> None:
+        """Flink's MiniBatchIntervalInferRule: a mini-batch assigner that a node requiring the
+        watermark reads from (`ExecNode.requires_watermark`: an event-time window, join, sort
+        or over aggregate) runs in row-time mode, its mini-batches following the watermark;
+        any other one in processing-time mode."""
+        if not any(isinstance(node, StreamExecMiniBatchAssigner) for node in self.nodes):
+            return
+        by_id = {node.id: node for node in self.nodes}
+        inputs = {node.id: [by_id[edge.source].row_type for edge in self.edges
+                            if edge.target == node.id] for node in self.nodes}
+        consumers: dict[int, list[int]] = {node.id: [] for node in self.nodes}
+        for edge in self.edges:
+            consumers[edge.source].append(edge.target)
+
+        def watermark_downstream(node_id: int) -> bool:
+            return any(by_id[target].requires_watermark(inputs[target])
+                       or watermark_downstream(target) for target in consumers[node_id])
+
+        for index, node in enumerate(self.nodes):
+            if isinstance(node, StreamExecMiniBatchAssigner) and watermark_downstream(node.id):
+                interval = node.mini_batch_interval.interval
+                self.nodes[index] = node.model_copy(update={
+                    "mini_batch_interval": MiniBatchInterval(interval=interval, mode="RowTime"),
+                    "description": f"MiniBatchAssigner(interval=[{interval}ms], mode=[RowTime])"})
 
     def _normalize_changelog(self, table: CreateTable, node: ExecNode) -> ExecNode:
         """An upsert source (+I/+U/-D by primary key, no -U), or a changelog source that may

@@ -73,6 +73,35 @@ GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES = (
     .run_sql("INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k")
     .build())
 
+# STDDEV and VARIANCE in a mini-batch aggregate (Flink 2.3: WELFORD_M2 and COUNT in the local
+# and the global aggregate). Bundles of two rows, a phase a micro-batch: the local aggregate
+# accumulates a bundle's rows of a key (Welford's update), the global one merges the
+# accumulators (WelfordM2AggFunction.merge) before and after the restore; c's one row gives
+# the sample variance NULL. The values keep every mean and m2 exact in binary, so the results
+# are the same however the rows are cut into bundles (the gate's semantic run cuts them
+# otherwise): with retractions they are not, in Flink either (a retraction alone in a bundle
+# merges as a negative count; tests/test_mini_batch_aggregate_core.py). Expected rows:
+# PyFlink 2.3 on the same rows.
+GLOBAL_GROUP_AGGREGATE_VARIANCE = (
+    mini_batch(TableTestProgram.of("global-group-aggregate-variance", "STDDEV and VARIANCE "
+                                   "(WELFORD_M2) accumulated per bundle and merged across the "
+                                   "restore"), 2)
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("g STRING", "x DOUBLE")
+                        .producing_before_restore(["a", 1.0], ["a", 3.0], ["b", 2.0], ["b", 6.0])
+                        .producing_after_restore(["a", 5.0], ["a", 7.0], ["b", 4.0], ["c", 1.0])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("g STRING", "sp DOUBLE", "vs DOUBLE", "n BIGINT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[b, 2.0, 8.0, 2]", "+I[a, 1.0, 2.0, 2]")
+                      .consuming_after_restore("-U[b, 2.0, 8.0, 2]",
+                                               "+U[b, 1.632993161855452, 4.0, 3]",
+                                               "-U[a, 1.0, 2.0, 2]",
+                                               "+U[a, 2.23606797749979, 6.666666666666667, 4]",
+                                               "+I[c, 0.0, null, 1]").build())
+    .run_sql("INSERT INTO S SELECT g, STDDEV_POP(x), VAR_SAMP(x), COUNT(x) FROM T GROUP BY g")
+    .build())
+
 # --- Flink's own programs (IncrementalGroupAggregateTestPrograms.java), transcribed as they
 # are: SQL, schemas, rows and expected strings. Flink's RestoreTestBase registers every sink
 # with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. They enable
@@ -147,7 +176,8 @@ INCREMENTAL_GROUP_AGGREGATE_COMPLEX = (
              "     GROUP BY b")
     .build())
 
-PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT, GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES]
+PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT, GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES,
+            GLOBAL_GROUP_AGGREGATE_VARIANCE]
 
 _SPLIT = ("table.optimizer.distinct-agg.split.enabled plans Flink's split distinct aggregation "
           "(SplitAggregateRule: a partial aggregate grouped also by MOD(HASH_CODE(a), 1024), "

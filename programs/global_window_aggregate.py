@@ -118,5 +118,48 @@ GLOBAL_WINDOW_AGGREGATE_GROUPING_SETS_ACROSS_RESTORE = (
              "GROUP BY window_start, window_end, GROUPING SETS ((k), ())")
     .build())
 
+# STDDEV and VARIANCE in a two-phase tumbling window (Flink 2.3 reduces them to WELFORD_M2 and
+# COUNT, planner/variance.py): the local aggregate accumulates a phase's rows of a window
+# (Welford's update), the global one merges the accumulators (Flink's WelfordM2AggFunction
+# .merge, Chan's form) of both sides of the restore. A phase a micro-batch, as Flink's local
+# aggregate flushes at the savepoint and when the watermark passes a slice end. Window
+# [0 s, 10 s) fires before the restore; [10 s, 20 s) merges a's rows of both sides; b's NULL d
+# is skipped, c's one row gives the sample variance NULL. Expected rows: PyFlink 2.3 on the
+# same rows.
+GLOBAL_WINDOW_AGGREGATE_VARIANCE = (
+    TableTestProgram.of("global-window-aggregate-variance",
+                        "STDDEV and VARIANCE in a two-phase tumbling window: WELFORD_M2 "
+                        "accumulators merged across the restore")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "d DOUBLE", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["a", 1, 1.5, "2020-10-10 00:00:01"],
+                                                  ["a", 4, 2.5, "2020-10-10 00:00:02"],
+                                                  ["b", 7, None, "2020-10-10 00:00:03"],
+                                                  ["a", 9, -0.5, "2020-10-10 00:00:04"],
+                                                  ["b", 2, 3.25, "2020-10-10 00:00:05"],
+                                                  ["a", 5, 1.0, "2020-10-10 00:00:12"])
+                        .producing_after_restore(["a", 7, 2.0, "2020-10-10 00:00:13"],
+                                                 ["b", 3, 0.1, "2020-10-10 00:00:14"],
+                                                 ["b", 8, 0.2, "2020-10-10 00:00:16"],
+                                                 ["c", 1, 1.0, "2020-10-10 00:00:25"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "window_start TIMESTAMP(3)", "sp INT", "vs INT",
+                                  "ss DOUBLE", "vp DOUBLE")
+                      .consuming_before_restore(
+                          "+I[a, 2020-10-10T00:00, 3, 16, 1.5275252316519465, 1.5555555555555554]",
+                          "+I[b, 2020-10-10T00:00, 2, 12, null, 0.0]")
+                      .consuming_after_restore(
+                          "+I[a, 2020-10-10T00:00:10, 1, 2, 0.7071067811865476, 0.25]",
+                          "+I[b, 2020-10-10T00:00:10, 2, 12, 0.07071067811865475, "
+                          "0.0024999999999999996]",
+                          "+I[c, 2020-10-10T00:00:20, 0, null, null, 0.0]").build())
+    .run_sql("INSERT INTO S SELECT k, window_start, STDDEV_POP(v), VAR_SAMP(v), STDDEV_SAMP(d), "
+             "VAR_POP(d) FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+             "GROUP BY k, window_start, window_end")
+    .build())
+
 PROGRAMS = [GLOBAL_WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
-            GLOBAL_WINDOW_AGGREGATE_GROUPING_SETS_ACROSS_RESTORE]
+            GLOBAL_WINDOW_AGGREGATE_GROUPING_SETS_ACROSS_RESTORE, GLOBAL_WINDOW_AGGREGATE_VARIANCE]

@@ -127,8 +127,9 @@ OVER_AGGREGATE_LAG = (
 # schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_BEFORE, ...)
 # "-U[...]", Row.ofKind(UPDATE_AFTER, ...) "+U[...]"). Flink's RestoreTestBase registers every
 # sink with 'sink-insert-only' = 'false'; ported_from gives these sinks the same. Not ported
-# (docs/flink-programs.md): LAG_OVER_FUNCTION, whose source has a MAP<DOUBLE, DOUBLE> column,
-# no column type here, so the program cannot be built (LAG itself runs: over-aggregate-lag).
+# (docs/flink-programs.md): LAG_OVER_FUNCTION, whose id over-aggregate-lag is our own
+# program's (frozen fixtures), and whose source has a MAP<DOUBLE, DOUBLE> column, no column
+# type here, so the program cannot be built.
 FLINK_COMMIT = "07d57de7e113cf9e195b3632d0e63a0d248a78cc"
 
 def kind(row_kind: str, *values) -> dict:

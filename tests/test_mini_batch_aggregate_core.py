@@ -124,3 +124,36 @@ def test_a_user_defined_aggregate_travels_as_its_declared_accumulator_and_merges
     state = core.finish_bundle((1,), state, travelled[1:], out)
     assert out == [(I.code, (1, 20, "x|y")), (UB.code, (1, 20, "x|y")), (UA.code, (1, 17, "x|y|z"))]
     assert (state.row_count, state.values[0].sum, state.values[0].count) == (4, 105, 6)
+
+
+WELFORD = (AggCall("WELFORD_M2", 1, False, "DOUBLE"),)
+
+
+def test_welford_m2_merges_as_flinks_function():
+    """WelfordM2AggFunction.merge (Chan's form, in doubles): merging per-bundle accumulators
+    gives the accumulated statistics; an accumulator of no or negative rows only adds its
+    count, and a total at or below zero resets the mean and m2."""
+    from streamplan.runtime.group_aggregate import merge_welford
+
+    assert merge_welford([0, 0.0, 0.0], [2, 2.0, 2.0]) == [2, 2.0, 2.0]      # taken as it is
+    assert merge_welford([2, 2.0, 2.0], [2, 6.0, 2.0]) == [4, 4.0, 20.0]     # 1, 3 and 5, 7
+    assert merge_welford([2, 2.0, 2.0], [-1, 0.0, 0.0]) == [1, 2.0, 2.0]     # count only
+    assert merge_welford([1, 2.0, 0.0], [-1, 0.0, 0.0]) == [0, 0.0, 0.0]
+    # the form's own rounding: (1/3) * 5, not 5 / 3 as accumulating would
+    assert merge_welford([2, 2.0, 0.5], [1, 7.0, 0.0])[1] == 2.0 + 1 / 3 * 5.0
+
+
+def test_a_retraction_in_a_bundle_leaves_welfords_statistics_as_flink_does():
+    """Two-phase STDDEV / VARIANCE with retractions, as Flink computes them: a -U and its +U in
+    one bundle retract below zero rows and then ignore the +U's value, so merged into the
+    global state the statistics keep the retracted value and never see the new one; only the
+    count moves. The same rows in one phase (one aggregate) give the exact statistics."""
+    rows = [(I, ("a", 1.5)), (I, ("a", 2.5)), (I, ("a", 7.0))]
+    (first,) = [acc for _, acc in local_bundles(LocalAggParams((0,), WELFORD, 100), rows)]
+    (second,) = [acc for _, acc in local_bundles(LocalAggParams((0,), WELFORD, 100),
+                                                  [(UB, ("a", 2.5)), (UA, ("a", 3.5))])]
+    assert second.values == [[0, 0.0, 0.0]]
+    state = merge(WELFORD, merge(WELFORD, create(WELFORD), first), second)
+    assert state.values == first.values                  # 2.5 kept, 3.5 never seen
+    back = from_columns(to_columns(state, WELFORD), WELFORD)
+    assert back.values == state.values

@@ -498,12 +498,23 @@ def test_variance_reduces_to_welford_m2_and_count_as_flink_plans_it(env):
     ("SELECT v, CAST(STDDEV(DISTINCT k) AS STRING), '' FROM L GROUP BY v", "without DISTINCT"),
     ("SELECT v, CAST(VARIANCE(v) AS STRING), '' FROM L GROUP BY v",
      "VARIANCE of a STRING argument"),
-    ("SELECT 1, CAST(STDDEV_POP(k) AS STRING), '' FROM TABLE(TUMBLE(TABLE L, DESCRIPTOR(t), "
-     "INTERVAL '1' SECOND)) GROUP BY window_start, window_end", "in a window aggregate"),
 ])
 def test_variance_the_group_aggregate_cannot_run_is_refused_by_name(env, query, message):
     with pytest.raises(UnsupportedSqlError, match=message):
         env.compile_sql("INSERT INTO Snk " + query)
+
+
+def test_variance_in_a_window_runs_in_both_phases_as_flink_plans_it(env):
+    """PyFlink 2.3's EXPLAIN: LocalWindowAggregate($WELFORD_M2$1(k) AS $welford_m2$1$0,
+    COUNT(k) AS count$1, ...) and GlobalWindowAggregate($WELFORD_M2$1($welford_m2$1$0), ...)."""
+    plan = env.compile_sql(
+        "INSERT INTO Snk SELECT 1, CAST(STDDEV_POP(k) AS STRING), '' FROM TABLE(TUMBLE(TABLE L, "
+        "DESCRIPTOR(t), INTERVAL '1' SECOND)) GROUP BY window_start, window_end").to_json()
+    local, global_ = (next(n for n in plan["nodes"] if n["type"] == f"stream-exec-{phase}-window-"
+                           f"aggregate_1") for phase in ("local", "global"))
+    assert [c["function"] for c in local["aggCalls"]] == ["WELFORD_M2", "COUNT"]
+    assert [c["function"] for c in global_["aggCalls"]] == ["WELFORD_M2", "COUNT"]
+    assert "$welford_m2$1$0" in local["outputType"]
 
 
 def test_an_over_aggregate_after_a_where_keeps_its_processing_time_order(spark):

@@ -17,7 +17,7 @@ from .function_spec import FunctionSpec
 
 class AggCallSpec(PlanModel):
     name: str                      # the output field
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"]
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "WELFORD_M2"]
     arg_list: list[FieldIndex]     # input field indexes ([] for COUNT(*))
     distinct: bool = False
     filter_arg: Optional[FieldIndex] = None   # FILTER (WHERE ...): a BOOLEAN input field (Flink's

@@ -29,6 +29,8 @@ def accumulator_fields(calls: list[AggCallSpec], input_row: RowType) -> list[lis
         arg = input_row.fields[call.arg_list[0]].type if call.arg_list else None
         if call.user_function is not None:
             own = [Field(f"acc${n}", BYTES)]
+        elif call.function == "WELFORD_M2":
+            own = [Field(f"$welford_m2$1${n}", BYTES)]
         elif call.distinct or call.function in ("MIN", "MAX"):
             name = "distinct" if call.distinct else call.function.lower()
             own = [Field(f"{name}${n}", BYTES)]

@@ -132,7 +132,8 @@ class WindowAggCallSpec(AggCallSpec):
     """An aggregate call of the one-phase window aggregate: also FIRST_VALUE and LAST_VALUE,
     which have no merge (Flink's FirstValueAggFunction, LastValueAggFunction), so tumbling
     windows only (one slice a window)."""
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE"]
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE",
+                      "WELFORD_M2"]
 
 
 @exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",

@@ -180,13 +180,6 @@ class AggregateRules:
         grouped = ", ".join(out_names[:key_count])
         selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
         self._check_distinct_split(specs, ctx)
-        welford = [spec for spec in specs if spec.function == "WELFORD_M2"]
-        if welford and (relation.window is not None or self.config.get(MINIBATCH_ENABLED)):
-            raise UnsupportedSqlError(
-                f"STDDEV / VARIANCE in a {'window' if relation.window is not None else 'mini-batch'}"
-                f" aggregate (they run in stream-exec-group-aggregate, as Flink's WELFORD_M2; "
-                f"its merge for the window and two-phase aggregates is not implemented)",
-                ctx.position.line, ctx.position.column, ctx.position.source)
         if relation.window is not None:
             kind = relation.window.spec.type
             refuse_ordered([spec for spec in specs if spec.function == "LISTAGG"

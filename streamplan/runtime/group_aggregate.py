@@ -123,7 +123,7 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
     if call.function == LAG:
         return _apply_lag(acc, value, sign)
     if call.function == WELFORD_M2:
-        return _apply_welford(acc, value, sign)
+        return apply_welford(acc, value, sign)
     if call.arg is not None and value is None:
         return acc                     # aggregates skip NULL arguments
     if call.keeps_values:
@@ -182,7 +182,7 @@ def _apply_lag(acc: list, value: tuple, sign: int) -> list:
     return [buffer, offset, default]
 
 
-def _apply_welford(acc: list, value: Any, sign: int) -> list:
+def apply_welford(acc: list, value: Any, sign: int) -> list:
     """Flink's WelfordM2AggFunction.accumulate / retract, operation for operation in doubles
     (a DECIMAL or integer value as its nearest double): NULLs are skipped; n keeps counting
     below 1, where mean and m2 are left alone (reset at 0)."""
@@ -202,6 +202,26 @@ def _apply_welford(acc: list, value: Any, sign: int) -> list:
         mean -= delta2 / n
         m2 -= (val - mean) * delta2
     return [n, mean, m2]
+
+
+def merge_welford(acc: list, other: list) -> list:
+    """Flink's WelfordM2AggFunction.merge of one accumulator into another (Chan's parallel
+    form, in doubles): an accumulator whose count is not positive only adds its count, last,
+    so an intermediate negative total loses nothing."""
+    n, mean, m2 = acc
+    other_n, other_mean, other_m2 = other
+    negative = 0
+    if other_n <= 0:
+        negative = other_n
+    elif n == 0:
+        n, mean, m2 = other_n, other_mean, other_m2
+    else:
+        total = n + other_n
+        delta = other_mean - mean
+        mean, m2 = mean + other_n / total * delta, m2 + other_m2 + n * other_n / total * delta * delta
+        n = total
+    n += negative
+    return [n, 0.0, 0.0] if n <= 0 else [n, mean, m2]
 
 
 def _result(call: AggCall, acc: Any) -> Any:

@@ -33,8 +33,9 @@ from typing import Any, Iterable, Iterator, Optional
 from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, normalized
 from ..functions.data_types import from_state, parse_data_type, to_state
-from .group_aggregate import (AVG, SUM, UDAF, Accumulators, AggCall, GroupAggCore,
-                              GroupAggParams, _apply, _decode, _encode, _initial, call_value)
+from .group_aggregate import (AVG, SUM, UDAF, WELFORD_M2, Accumulators, AggCall, GroupAggCore,
+                              GroupAggParams, _apply, _decode, _encode, _initial, call_value,
+                              merge_welford)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
 from .processor import Processor
@@ -76,6 +77,8 @@ def to_columns(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
         elif call.keeps_values:
             values.append(pickle.dumps(sorted(value.items(), key=lambda item: repr(item[0])),
                                        protocol=4))
+        elif call.function == WELFORD_M2:
+            values.append(pickle.dumps(tuple(value), protocol=4))
         elif call.function in (SUM, AVG):
             values.extend(value)
         else:
@@ -92,6 +95,8 @@ def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
                                      call.function_instance.create_accumulator()))
         elif call.keeps_values:
             values.append(dict(pickle.loads(columns[position])))
+        elif call.function == WELFORD_M2:
+            values.append(list(pickle.loads(columns[position])))
         elif call.function in (SUM, AVG):
             values.append([columns[position], columns[position + 1]])
         else:
@@ -115,6 +120,8 @@ def merge(calls: tuple[AggCall, ...], acc: Accumulators, other: Accumulators) ->
                     mine.pop(value, None)
                 else:
                     mine[value] = total
+        elif call.function == WELFORD_M2:
+            acc.values[index] = merge_welford(mine, theirs)
         elif call.function in (SUM, AVG):
             if theirs[0] is not None:
                 mine[0] = theirs[0] if mine[0] is None else mine[0] + theirs[0]

@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
-from .group_aggregate import AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, AggCall, _result
+from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, WELFORD_M2, AggCall,
+                              _result, apply_welford, merge_welford)
 from .processor import Processor
 from .timestamps import EPOCH, to_millis
 
@@ -178,6 +179,8 @@ _SINGLE_VALUE = (MIN, MAX, FIRST_VALUE, LAST_VALUE)
 def _initial(call: AggCall) -> Any:
     if call.distinct:
         return {}
+    if call.function == WELFORD_M2:
+        return [0, 0.0, 0.0]               # n, mean, m2
     if call.function in (SUM, AVG):
         return [None, 0]
     return None if call.function in _SINGLE_VALUE else 0
@@ -189,6 +192,8 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
     if call.distinct:
         acc[value] = acc.get(value, 0) + 1
         return acc
+    if call.function == WELFORD_M2:
+        return apply_welford(acc, value, 1)
     if call.function in (SUM, AVG):
         total, count = acc
         return [value if total is None else total + value, count + 1]
@@ -209,6 +214,8 @@ def _merge(call: AggCall, acc: Any, other: Any) -> Any:
         for value, count in other.items():
             merged[value] = merged.get(value, 0) + count
         return merged
+    if call.function == WELFORD_M2:
+        return merge_welford(acc, other)
     if call.function in (SUM, AVG):
         (total, count), (other_total, other_count) = acc, other
         if other_total is None:
@@ -228,7 +235,7 @@ def _value(call: AggCall, acc: Any) -> Any:
         return _result(call, acc)          # the group aggregate's DISTINCT over present values
     if call.function in _SINGLE_VALUE:
         return acc
-    if call.function in (SUM, AVG):
+    if call.function in (SUM, AVG, WELFORD_M2):
         return _result(call, acc)
     return acc
 
@@ -366,6 +373,8 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
+        elif call.function == WELFORD_M2:
+            fields.append(f"a{index}: STRUCT<n: BIGINT, mean: DOUBLE, m2: DOUBLE>")
         elif call.function in _SINGLE_VALUE:
             fields.append(f"a{index}: {arg}")
         else:
@@ -381,7 +390,7 @@ def _encode(acc: list, calls: tuple[AggCall, ...]) -> tuple:
     for call, value in zip(calls, acc[1:]):
         if call.distinct:
             values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
-        elif call.function in (SUM, AVG):
+        elif call.function in (SUM, AVG, WELFORD_M2):
             values.append(tuple(value))
         else:
             values.append(value)
@@ -395,7 +404,7 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> list:
     for call, value in zip(calls, fields[1:]):
         if call.distinct:
             values.append({_pair(item)[0]: _pair(item)[1] for item in value or []})
-        elif call.function in (SUM, AVG):
+        elif call.function in (SUM, AVG, WELFORD_M2):
             values.append(list(_pair(value)))
         else:
             values.append(value)

@@ -83,3 +83,59 @@ def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
 def test_rewriting_a_rewritten_expression_changes_nothing(flink):
     once = rewritten(flink)
     assert rewritten(once) == once
+
+
+def test_to_timestamp_ltz_of_epoch_seconds_and_milliseconds_gives_flinks_rows(spark):
+    """TO_TIMESTAMP_LTZ(numeric[, precision]) as PyFlink 2.3 printed it for the same rows
+    (a print sink, table.local-time-zone UTC): milliseconds without a precision, a fraction
+    floored to the millisecond, NULL in and NULL out; its text keeps three digits."""
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    program = (
+        TableTestProgram.of("to-timestamp-ltz", "epoch seconds and milliseconds")
+        .setup_config("table.local-time-zone", "UTC")
+        .setup_table_source(SourceTestStep.new_builder("V")
+                            .add_schema("k STRING", "v BIGINT", "d DOUBLE")
+                            .producing_before_restore(["a", 1500, 1.5], ["b", None, None])
+                            .producing_after_restore(["c", -2001, -2.0015]).build())
+        .setup_table_sink(SinkTestStep.new_builder("S")
+                          .add_schema("k STRING", "a TIMESTAMP_LTZ(3)", "b TIMESTAMP_LTZ(3)",
+                                      "c TIMESTAMP_LTZ(3)", "d TIMESTAMP_LTZ(3)", "e STRING",
+                                      "f TIMESTAMP_LTZ(3)")
+                          .consuming_before_restore(
+                              "+I[a, 1970-01-01T00:00:01.500Z, 1970-01-01T00:25:00Z, "
+                              "1970-01-01T00:00:01.500Z, 1970-01-01T00:00:01.500Z, "
+                              "1970-01-01 00:00:01.500, 1970-01-01T00:00:00.001Z]",
+                              "+I[b, null, null, null, null, null, null]")
+                          .consuming_after_restore(
+                              "+I[c, 1969-12-31T23:59:57.999Z, 1969-12-31T23:26:39Z, "
+                              "1969-12-31T23:59:57.998Z, 1969-12-31T23:59:57.999Z, "
+                              "1969-12-31 23:59:57.999, 1969-12-31T23:59:59.997Z]").build())
+        .run_sql("INSERT INTO S SELECT k, TO_TIMESTAMP_LTZ(v, 3), TO_TIMESTAMP_LTZ(v, 0), "
+                 "TO_TIMESTAMP_LTZ(d, 0), TO_TIMESTAMP_LTZ(v), CAST(TO_TIMESTAMP_LTZ(v, 3) AS "
+                 "STRING), TO_TIMESTAMP_LTZ(d, 3) FROM V")
+        .build())
+    run_semantic(program, spark)          # checks the expected rows
+
+
+@pytest.mark.parametrize("text, message", [
+    ("TO_TIMESTAMP_LTZ(v, 6)", "the supported value is '0' for second or '3' for millisecond"),
+    ("TO_TIMESTAMP_LTZ(v + 1)", "TO_TIMESTAMP_LTZ of one argument whose type is not known here"),
+])
+def test_to_timestamp_ltz_calls_flink_reads_otherwise_are_refused(text, message):
+    with pytest.raises(UnsupportedSqlError, match=message):
+        rewritten(text)
+
+
+def test_an_expression_spark_fails_on_internally_is_a_planning_error_naming_it(spark):
+    """Spark's own to_timestamp_ltz of a number fails outside its analysis, as a JVM error
+    (SparkException INTERNAL_ERROR); the planner reports it typed, with the expression."""
+    from streamplan.errors import PlanningError
+    from streamplan.planner.type_resolver import SparkTypeResolver
+    from streamplan.types import Field, RowType, parse_type
+
+    row = RowType((Field("v", parse_type("BIGINT")),))
+    with pytest.raises(PlanningError, match=r"<where>: Spark could not resolve the "
+                                            r"expression\(s\) to_timestamp_ltz\(v, 3\)"):
+        SparkTypeResolver(spark).resolve(row, ["to_timestamp_ltz(v, 3)"], None, "<where>")

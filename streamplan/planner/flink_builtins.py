@@ -25,6 +25,8 @@ def spark_builtins(expression: exp.Expression, where: str,
     def rewrite(node: exp.Expression) -> exp.Expression:
         if input_row is not None and isinstance(node, (exp.Cast, exp.TryCast)):
             return _timestamp_string(node, input_row)
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "TO_TIMESTAMP_LTZ":
+            return _to_timestamp_ltz(node, input_row)
         return _rewrite(node)
 
     root = expression.copy()
@@ -51,20 +53,28 @@ def _timestamp_string(node: exp.Cast, input_row: RowType) -> exp.Expression:
     declared precision (a computed value's is not known here: left to Spark) picks the
     pattern."""
     if node.to.this not in (exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR) \
-            or node.to.expressions or not isinstance(node.this, exp.Column):
+            or node.to.expressions:
         return node
-    name = node.this.name
-    if name not in input_row.names:
-        return node
-    sql_type = input_row.field(name).type
-    if sql_type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return node
-    precision = sql_type.params[0] if sql_type.params else 6
-    if precision > 6:                   # Spark keeps microseconds
+    precision = _timestamp_precision(node.this, input_row)
+    if precision is None or precision > 6:          # Spark keeps microseconds
         return node
     pattern = "yyyy-MM-dd HH:mm:ss" + ("." + "S" * precision if precision else "")
     return exp.Anonymous(this="DATE_FORMAT",
                          expressions=[node.this.copy(), exp.Literal.string(pattern)])
+
+
+def _timestamp_precision(node: exp.Expression, input_row: RowType) -> Optional[int]:
+    """The precision of a timestamp value when it is known here: a TIMESTAMP(p) or
+    TIMESTAMP_LTZ(p) column's declared one, and 3 for TO_TIMESTAMP_LTZ(numeric, precision)
+    (rewritten to Spark's TIMESTAMP_MILLIS); None otherwise."""
+    if isinstance(node, exp.Anonymous) and node.name.upper() == _EPOCH_MILLIS:
+        return 3
+    if not isinstance(node, exp.Column) or node.name not in input_row.names:
+        return None
+    sql_type = input_row.field(node.name).type
+    if sql_type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return None
+    return sql_type.params[0] if sql_type.params else 6
 
 
 class _Refused(Exception):
@@ -93,6 +103,55 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and node.name.upper() == "SPLIT_INDEX":
         return _split_index(node)
     return node
+
+
+_EPOCH_MILLIS = "TIMESTAMP_MILLIS"
+_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _to_timestamp_ltz(node: exp.Anonymous, input_row: Optional[RowType]) -> exp.Expression:
+    """Flink's TO_TIMESTAMP_LTZ(numeric[, precision]): epoch seconds (precision 0) or epoch
+    milliseconds (3, also without a precision) as a TIMESTAMP_LTZ(3), floored to the
+    millisecond as Flink floors (-2.0015 s is 23:59:57.998); Spark's TIMESTAMP_MILLIS of the
+    floored milliseconds (NULL in, NULL out). TO_TIMESTAMP_LTZ(string[, format]) parses text,
+    as Spark's to_timestamp_ltz does: left as it is."""
+    arguments = node.expressions
+    if not arguments or len(arguments) > 2:
+        return node
+    if len(arguments) == 2:
+        if not (isinstance(arguments[1], exp.Literal) and not arguments[1].is_string):
+            return node                                   # (string, format)
+        precision = arguments[1].this
+    elif _string_typed(arguments[0], input_row):
+        return node                                       # (string)
+    else:
+        precision = "3"
+    if precision not in ("0", "3"):
+        raise _Refused(f"TO_TIMESTAMP_LTZ with precision {precision}: the precision value "
+                       f"'{precision}' for function TO_TIMESTAMP_LTZ(numeric, precision) is "
+                       f"unsupported, the supported value is '0' for second or '3' for "
+                       f"millisecond (Flink's message)")
+    value = arguments[0].copy()
+    millis = value if precision == "3" else exp.Mul(this=value, expression=exp.Literal.number(1000))
+    return exp.Anonymous(this=_EPOCH_MILLIS, expressions=[
+        exp.Cast(this=exp.Floor(this=millis), to=exp.DataType.build("BIGINT"))])
+
+
+def _string_typed(node: exp.Expression, input_row: Optional[RowType]) -> bool:
+    """Whether TO_TIMESTAMP_LTZ's one argument is text (parsed) rather than a number (epoch
+    milliseconds); an argument whose type is not known here is refused, as the two read it
+    differently."""
+    if isinstance(node, exp.Literal):
+        return node.is_string
+    if isinstance(node, exp.Column) and input_row is not None and node.name in input_row.names:
+        type_name = input_row.field(node.name).type.name
+        if type_name in _NUMERIC:
+            return False
+        if type_name in ("STRING", "VARCHAR", "CHAR"):
+            return True
+    raise _Refused("TO_TIMESTAMP_LTZ of one argument whose type is not known here (a number "
+                   "is epoch milliseconds, a string is parsed): give the precision, "
+                   "TO_TIMESTAMP_LTZ(x, 3), or CAST the argument to STRING")
 
 
 def _null_guarded(node: exp.Expression) -> bool:

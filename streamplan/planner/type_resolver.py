@@ -34,6 +34,7 @@ class SparkTypeResolver:
     def resolve(self, input_type: RowType, projection: list[str], condition: Optional[str],
                 where: str) -> list[SqlType]:
         """Types of `projection` over `input_type`; Spark's analysis errors become PlanningError."""
+        from py4j.protocol import Py4JJavaError
         from pyspark.errors import PySparkException
 
         frame = self.spark.createDataFrame([], input_type.to_spark(declared_nullability=True))
@@ -46,6 +47,10 @@ class SparkTypeResolver:
         except PySparkException as err:
             message = str(err).strip().splitlines()[0]
             raise PlanningError(f"{where}: Spark rejected the expression(s): {message}") from None
+        except Py4JJavaError as err:    # an error Spark raises outside its analysis (internal)
+            message = str(err.java_exception).strip().splitlines()[0]
+            raise PlanningError(f"{where}: Spark could not resolve the expression(s) "
+                                f"{', '.join(projection)}: {message}") from None
         types = []
         for text, spark_field in zip(projection, fields):
             try:

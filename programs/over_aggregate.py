@@ -123,6 +123,40 @@ OVER_AGGREGATE_LAG = (
              "FROM T WINDOW w AS (PARTITION BY k ORDER BY ts)")
     .build())
 
+# FIRST_VALUE and LAST_VALUE in a bounded ROWS frame on event time: the row leaving the frame is
+# retracted (Flink's FirstValueWithRetractAggFunction / LastValueWithRetractAggFunction keep
+# every value in arrival order), NULL values are skipped but stay rows of the frame, and a
+# value seen twice ('x') is retracted at its earliest occurrence. a's row at 3 s waits across
+# the restore (the watermark is at 2 s); the frame's rows come from the checkpoint. Expected
+# rows: PyFlink 2.3 on the same rows, split at the restore by the watermark.
+OVER_AGGREGATE_FIRST_LAST_VALUE = (
+    TableTestProgram.of("over-aggregate-first-last-value", "FIRST_VALUE and LAST_VALUE over "
+                        "a sliding ROWS frame whose rows cross the restore")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "s STRING", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+                        .producing_before_restore(["a", 1, "x", "2020-10-10 00:00:01"],
+                                                  ["a", 2, None, "2020-10-10 00:00:02"],
+                                                  ["b", 3, "p", "2020-10-10 00:00:02"],
+                                                  ["a", 3, "y", "2020-10-10 00:00:03"])
+                        .producing_after_restore(["a", 4, "x", "2020-10-10 00:00:04"],
+                                                 ["b", 5, None, "2020-10-10 00:00:05"],
+                                                 ["a", 5, "z", "2020-10-10 00:00:06"],
+                                                 ["b", 6, "q", "2020-10-10 00:00:07"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k STRING", "v INT", "f STRING", "l STRING", "n BIGINT")
+                      .consuming_before_restore("+I[a, 1, x, x, 1]", "+I[a, 2, x, x, 1]",
+                                                "+I[b, 3, p, p, 1]")
+                      .consuming_after_restore("+I[a, 3, x, y, 2]", "+I[a, 4, y, x, 2]",
+                                               "+I[b, 5, p, p, 1]", "+I[a, 5, y, z, 3]",
+                                               "+I[b, 6, p, q, 2]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, v, FIRST_VALUE(s) OVER w, LAST_VALUE(s) OVER w, "
+             "COUNT(s) OVER w FROM T WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 "
+             "PRECEDING AND CURRENT ROW)")
+    .build())
+
 # --- Flink's own programs (OverWindowTestPrograms.java), transcribed as they are: SQL,
 # schemas, rows and expected strings (Row.of(...) is "+I[...]", Row.ofKind(UPDATE_BEFORE, ...)
 # "-U[...]", Row.ofKind(UPDATE_AFTER, ...) "+U[...]"). Flink's RestoreTestBase registers every
@@ -559,7 +593,7 @@ OVER_AGGREGATE_STATE_TTL_EXPIRES = (
     .build())
 
 PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE,
-            OVER_AGGREGATE_LAG,
+            OVER_AGGREGATE_LAG, OVER_AGGREGATE_FIRST_LAST_VALUE,
             OVER_AGGREGATE_STATE_TTL_EXPIRES,
             OVER_AGGREGATE_NON_TIME_RETRACT_ACROSS_RESTORE,
             OVER_AGGREGATE_NON_TIME_UNBOUNDED_APPEND_MODE,

@@ -529,3 +529,18 @@ def test_an_over_aggregate_after_a_where_keeps_its_processing_time_order(spark):
     (over,) = [node for node in plan.nodes if node.type == "stream-exec-over-aggregate_1"]
     assert not over.non_time and plan.inputs_of(over)[0].row_type.fields[2].proctime
     assert plan.sinks[0].input_changelog_mode == ["INSERT"]
+
+
+def test_first_and_last_value_run_in_the_over_aggregate_on_a_time_order_only(env):
+    """Over a time attribute they keep values in arrival order (Flink's *WithRetract
+    functions); Flink's non-time over aggregate takes them in sort order: refused by name."""
+    plan = env.compile_sql(
+        "INSERT INTO Snk SELECT k, FIRST_VALUE(v) OVER w, LAST_VALUE(v) OVER w FROM L "
+        "WINDOW w AS (PARTITION BY k ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)"
+    ).to_json()
+    over = next(n for n in plan["nodes"] if n["type"] == "stream-exec-over-aggregate_1")
+    calls = over["overSpec"]["groups"][0]["aggCalls"]
+    assert [c["function"] for c in calls] == ["FIRST_VALUE", "LAST_VALUE"]
+    with pytest.raises(UnsupportedSqlError, match=r"LAST_VALUE\(\) OVER a non-time ORDER BY"):
+        env.compile_sql("INSERT INTO Snk SELECT k, v, LAST_VALUE(v) OVER (PARTITION BY k "
+                        "ORDER BY k) FROM L")

@@ -59,7 +59,8 @@ class OverAggCallSpec(AggCallSpec):
     """An aggregate call of the over aggregate: also LAG(value[, offset[, default]]), whose
     offset (an INT) and default (of the value's type) are input columns, constants the planner
     projects below the node (Flink's OverSpec constants)."""
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "LAG"]
+    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "LAG", "FIRST_VALUE",
+                      "LAST_VALUE"]
 
 
 class OverGroup(PlanModel):

@@ -111,7 +111,8 @@ def aggregate_calls(expression: exp.Expression,
 def over_aggregate_call(window: exp.Window) -> bool:
     """Whether an OVER window applies an aggregate function of the over aggregate (its other
     functions, ROW_NUMBER() and RANK() among them, are the rank rule's to name)."""
-    return type(window.this) in _FUNCTIONS or isinstance(window.this, exp.Lag)
+    return (type(window.this) in _FUNCTIONS or isinstance(window.this, exp.Lag)
+            or type(window.this) in (exp.FirstValue, exp.LastValue))
 
 
 def _ancestors(node: exp.Expression, root: exp.Expression):

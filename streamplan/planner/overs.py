@@ -78,7 +78,7 @@ class OverRules:
             if not over_aggregate_call(window):
                 name = function.sql(dialect="spark").split("(")[0].upper()
                 raise refuse(f"{name}() OVER (...) outside a top-N or deduplication (an over "
-                             f"aggregate takes COUNT, SUM, MIN, MAX, AVG and LAG)")
+                             f"aggregate takes COUNT, SUM, MIN, MAX, AVG, FIRST_VALUE, LAST_VALUE and LAG)")
             frames.add(self._over_frame(window, index, row, where, refuse))
             if isinstance(function, exp.Lag):
                 if window.args.get("spec") is not None:     # Calcite's validator
@@ -121,6 +121,11 @@ class OverRules:
                 row.fields[order].rowtime or row.fields[order].proctime)):
             raise refuse("LAG() OVER a bounded frame or a non-time ORDER BY (LAG cannot "
                          "retract; Flink's LagAggFunction has no retract)")
+        if any(s.function in ("FIRST_VALUE", "LAST_VALUE") for s in specs) and not (
+                row.fields[order].rowtime or row.fields[order].proctime):
+            raise refuse("FIRST_VALUE() / LAST_VALUE() OVER a non-time ORDER BY (Flink's "
+                         "non-time over aggregate takes them in sort order, which is not "
+                         "implemented here)")
         lower = WindowBound(kind=kind, rows=rows, interval=interval)
         out_row = RowType(row.fields + tuple(Field(spec.name, _result_field_type(spec))
                                              for spec in specs))

@@ -130,11 +130,14 @@ PROGRAMS = [EXPAND_CUBE, EXPAND_ROLLUP_RETRACT]
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
 NOT_PASSING = {
-    EXPAND.id: ("Flink's expand here comes from split distinct aggregation "
-                "(table.optimizer.distinct-agg.split.enabled: SplitAggregateRule expands each "
-                "row into one copy per distinct argument's bucket, under a partial and a final "
-                "group aggregate), which is not implemented: planning refuses the distinct "
-                "aggregate by name; FIRST_VALUE is besides no aggregate function here yet"),
+    EXPAND.id: ("split distinct aggregation is planned as Flink plans it here (an expand of a "
+                "copy per bucket set under a partial and a final group aggregate: "
+                "streamplan/planner/split_distinct.py), but its FIRST_VALUE is refused by name: "
+                "the final aggregate takes the partial results in arrival order, and a Spark "
+                "stateful node hands on the keys of one micro-batch (the expand's copies of one "
+                "row) in its own order, not in the expand's as Flink's partial aggregate does; "
+                "its changelog would read +I[1, 0, Hi] where Flink's reads +I[1, 1, null], and "
+                "in multi-row micro-batches the first value itself can differ"),
 }
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and

@@ -208,3 +208,20 @@ def test_welford_m2_state_round_trips():
     calls = (AggCall("WELFORD_M2", 0, False, "DOUBLE"),)
     stored = _encode(Accumulators(2, [[2, 1.25, 0.5]]), calls)
     assert _decode(stored, calls).values == [[2, 1.25, 0.5]]
+
+
+def test_sum0_is_0_over_no_rows_where_sum_is_null():
+    """$SUM0 (split distinct's final COUNT): Flink's Sum0WithRetractAggFunction gives 0 of its
+    type when no value is left, SUM NULL."""
+    from decimal import Decimal
+
+    from streamplan.runtime.group_aggregate import _apply, _initial, _result
+
+    for result_type, zero in (("BIGINT NOT NULL", 0), ("DOUBLE", 0.0),
+                              ("DECIMAL(38, 2)", Decimal("0.00"))):
+        sum0, plain = AggCall("SUM0", 0, False, result_type), AggCall("SUM", 0, False, result_type)
+        assert _result(sum0, _initial(sum0)) == zero and _result(plain, _initial(plain)) is None
+        acc = _apply(sum0, _apply(sum0, _initial(sum0), 2, 1), 3, 1)
+        assert _result(sum0, acc) == 5
+        acc = _apply(sum0, _apply(sum0, acc, 2, -1), 3, -1)
+        assert _result(sum0, acc) == zero and type(_result(sum0, acc)) is type(zero)

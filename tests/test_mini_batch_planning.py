@@ -108,8 +108,8 @@ def test_a_bad_strategy_is_an_option_error(spark):
 
 
 @pytest.mark.parametrize("options, sql, message", [
-    ({"table.optimizer.distinct-agg.split.enabled": "true"}, AGGREGATE,
-     "stream-exec-incremental-group-aggregate"),
+    ({**MINI_BATCH, "table.optimizer.distinct-agg.split.enabled": "true"}, AGGREGATE,
+     "stream-exec-incremental-group-aggregate under mini-batch"),
     (MINI_BATCH, "INSERT INTO J SELECT T.k, v, w FROM T JOIN U ON T.k = U.k",
      "'stream-exec-join_2'"),
 ])

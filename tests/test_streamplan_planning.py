@@ -544,3 +544,76 @@ def test_first_and_last_value_run_in_the_over_aggregate_on_a_time_order_only(env
     with pytest.raises(UnsupportedSqlError, match=r"LAST_VALUE\(\) OVER a non-time ORDER BY"):
         env.compile_sql("INSERT INTO Snk SELECT k, v, LAST_VALUE(v) OVER (PARTITION BY k "
                         "ORDER BY k) FROM L")
+
+
+SPLIT_DDL = """
+CREATE TABLE ST (a INT, b BIGINT, c STRING) WITH ('connector' = 'values');
+CREATE TABLE SS (a INT, x BIGINT, y STRING, PRIMARY KEY (a) NOT ENFORCED)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+
+
+def split_env(spark, **options):
+    environment = TableEnvironment(spark=spark)
+    environment.config.set("table.optimizer.distinct-agg.split.enabled", "true")
+    for key, value in options.items():
+        environment.config.set(key, value)
+    environment.execute_sql(SPLIT_DDL)
+    return environment
+
+
+def test_split_distinct_plans_flinks_expand_partial_and_final_aggregates(spark):
+    """SplitAggregateRule: a bucket per hashed argument, one expand copy per group set ($e as
+    ExpandUtil.genExpandId numbers them), a filter per set, a partial and a final aggregate."""
+    plan = split_env(spark).compile_sql(
+        "INSERT INTO SS SELECT a, COUNT(DISTINCT b), MIN(c) FROM ST GROUP BY a")
+    assert [node.type for node in plan.nodes] == [
+        "stream-exec-table-source-scan_1", "stream-exec-calc_1", "stream-exec-expand_1",
+        "stream-exec-calc_1", "stream-exec-group-aggregate_1", "stream-exec-group-aggregate_1",
+        "stream-exec-sink_1"]
+    expand, filters, partial, final = plan.nodes[2:6]
+    assert expand.description == ("Expand(projects=[{a, b, c, $f3, null AS $f4, 1 AS $e}, "
+                                  "{a, b, c, null AS $f3, $f4, 2 AS $e}])")
+    assert list(filters.row_type.names[-2:]) == ["$g_1", "$g_2"]
+    assert partial.grouping == [0, 3, 4]
+    assert [(c.function, c.distinct, c.filter_arg) for c in partial.agg_calls] == [
+        ("COUNT", True, 5), ("MIN", False, 6)]
+    assert [(c.function, c.arg_list) for c in final.agg_calls] == [("SUM0", [3]), ("MIN", [4])]
+    assert final.need_retraction and "partialFinalType=[FINAL]" in final.description
+
+
+@pytest.mark.parametrize("query, options, message", [
+    ("SELECT a, COUNT(DISTINCT b), FIRST_VALUE(c) FROM ST GROUP BY a", {},
+     "FIRST_VALUE with table.optimizer.distinct-agg.split.enabled"),
+    ("SELECT a, COUNT(DISTINCT b), CAST(AVG(b) AS STRING) FROM ST GROUP BY a", {},
+     "that split is not implemented here for AVG"),
+    ("SELECT a, COUNT(DISTINCT b), c FROM ST GROUP BY a, c", {
+        "table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.allow-latency": "1 s",
+        "table.exec.mini-batch.size": "2"}, "in a mini-batch aggregate"),
+])
+def test_split_distinct_variants_not_run_as_flink_are_refused_by_name(spark, query, options,
+                                                                      message):
+    with pytest.raises(UnsupportedSqlError, match=message):
+        split_env(spark, **options).compile_sql("INSERT INTO SS " + query)
+
+
+@pytest.mark.parametrize("value, flink", [
+    (-5_000_000_000, 705032702), (7, 7), (-1, 0),              # PyFlink 2.3's HASH_CODE
+    (9_223_372_036_854_775_807, -2147483648), (-9_223_372_036_854_775_808, -2147483648)])
+def test_the_bucket_of_a_bigint_is_flinks_hash_code(spark, value, flink):
+    from streamplan.planner.split_distinct import hash_code
+    from streamplan.types import parse_type
+
+    text = hash_code("v", parse_type("BIGINT"), "<test>")
+    (row,) = spark.sql(f"SELECT {text} AS h FROM (SELECT CAST({value} AS BIGINT) AS v)").collect()
+    assert row.h == flink
+
+
+def test_a_lossless_cast_keeps_the_upsert_key_and_a_narrowing_one_does_not(spark):
+    env = split_env(spark)
+    env.compile_sql("INSERT INTO SS SELECT CAST(a AS INT), COUNT(*), '' FROM "
+                    "(SELECT CAST(a AS SMALLINT) AS a FROM ST) GROUP BY a")
+    env.execute_sql("CREATE TABLE SB (b INT, n BIGINT, PRIMARY KEY (b) NOT ENFORCED) "
+                    "WITH ('connector' = 'values', 'sink-insert-only' = 'false')")
+    with pytest.raises(PlanningError, match="upsert key that differs from the primary key"):
+        env.compile_sql("INSERT INTO SB SELECT CAST(b AS INT), COUNT(*) FROM ST GROUP BY b")

@@ -1,6 +1,8 @@
 """Calc: projection and filter, expressions in Spark SQL evaluated by Spark; row kinds pass through."""
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from pydantic import model_validator
@@ -46,10 +48,17 @@ class StreamExecCalc(ExecNode):
         return self
 
     def output_unique_keys(self, inputs, input_keys):
-        """A unique key survives when every one of its columns is projected as is."""
-        position = {quote_identifier(name): i for i, name in enumerate(inputs[0].names)}
+        """A unique key survives when every one of its columns is projected as is, or through
+        a lossless cast (Calcite's RexUtil.isLosslessCast, as Flink's FlinkRelMdUniqueKeys
+        keeps `CAST(a AS BIGINT)` of an INT: an integer to a wider integer)."""
+        row = inputs[0]
+        position = {quote_identifier(name): i for i, name in enumerate(row.names)}
         mapped: dict[int, int] = {}
         for out_index, expr in enumerate(self.projection):
+            cast = _CAST_OF_COLUMN.match(expr)
+            if cast and cast.group(1) in position and _lossless(
+                    row.fields[position[cast.group(1)]].type.name, cast.group(2).upper()):
+                expr = cast.group(1)
             if expr in position:
                 mapped.setdefault(position[expr], out_index)
         return [[mapped[i] for i in key] for key in input_keys[0] if all(i in mapped for i in key)]
@@ -69,3 +78,16 @@ class StreamExecCalc(ExecNode):
         names = self.row_type.names
         columns = [f"{expr} AS {quote_identifier(name)}" for expr, name in zip(self.projection, names)]
         return frame.selectExpr(*columns, quote_identifier(OP_COLUMN))
+
+
+_CAST_OF_COLUMN = re.compile(r"^CAST\((`(?:[^`]|``)+`) AS ([A-Za-z]+)\)$")
+_INTEGER_WIDTHS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _lossless(source: str, target: str) -> bool:
+    """Whether every value of `source` casts to a distinct value of `target`: the same type,
+    or an integer to a wider integer."""
+    if source == target:
+        return True
+    return (source in _INTEGER_WIDTHS and target in _INTEGER_WIDTHS
+            and _INTEGER_WIDTHS.index(source) <= _INTEGER_WIDTHS.index(target))

@@ -31,13 +31,13 @@ class GroupAggCallSpec(AggCallSpec):
     """An aggregate call of stream-exec-group-aggregate, the one node that also runs the
     aggregates over arrival order (the other aggregate nodes refuse them when a plan is
     loaded)."""
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE",
-                      "LISTAGG", "WELFORD_M2"]
+    function: Literal["COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE",
+                      "LAST_VALUE", "LISTAGG", "WELFORD_M2"]
 
 
 def sum_type(function: str, arg: SqlType, result: SqlType) -> Optional[SqlType]:
     """The type SUM and AVG keep their running sum in (Flink's accumulators)."""
-    if function == "SUM":
+    if function in ("SUM", "SUM0"):
         return result.with_nullable(True)
     if function != "AVG":
         return None

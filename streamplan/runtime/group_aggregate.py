@@ -25,10 +25,12 @@ from .batch_rows import Output, plain
 from .processor import KeyedValueProcessor
 
 COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
+SUM0 = "SUM0"                           # SUM, 0 over no rows (split distinct's final COUNT)
 FIRST_VALUE, LAST_VALUE, LISTAGG = "FIRST_VALUE", "LAST_VALUE", "LISTAGG"
 LAG = "LAG"                            # the over aggregate's only (it never retracts)
 WELFORD_M2 = "WELFORD_M2"              # what STDDEV / VARIANCE reduce to (planner/variance.py)
-FUNCTIONS = (COUNT, SUM, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG, LAG, WELFORD_M2)
+FUNCTIONS = (COUNT, SUM, SUM0, MIN, MAX, AVG, UDAF, FIRST_VALUE, LAST_VALUE, LISTAGG, LAG,
+             WELFORD_M2)
 # Aggregates over the order rows arrive in (only the group aggregate runs them).
 ORDERED = (FIRST_VALUE, LAST_VALUE, LISTAGG)
 ACC_STATE = "acc-state"
@@ -92,7 +94,7 @@ def _initial(call: AggCall) -> Any:
         return [] if call.retracting else None
     if call.keeps_values:
         return {}
-    if call.function in (SUM, AVG):
+    if call.function in (SUM, SUM0, AVG):
         return [None, 0]               # sum of the non-NULL values, their count
     return 0                           # COUNT
 
@@ -133,7 +135,7 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
         else:
             acc[value] = count         # may go negative: a retraction before its row
         return acc
-    if call.function in (SUM, AVG):
+    if call.function in (SUM, SUM0, AVG):
         total, count = acc
         if total is None:
             total = value * sign
@@ -246,7 +248,7 @@ def _result(call: AggCall, acc: Any) -> Any:
         present = [value for value, count in acc.items() if count > 0]
         if call.function == COUNT:
             return len(present)
-        if call.function in (SUM, AVG):         # DISTINCT: the aggregate of the values present
+        if call.function in (SUM, SUM0, AVG):         # DISTINCT: the aggregate of the values present
             plain_call = replace(call, distinct=False)
             total = _initial(plain_call)
             for value in sorted(present):       # the same order before and after a restore
@@ -258,9 +260,9 @@ def _result(call: AggCall, acc: Any) -> Any:
     if call.function == COUNT:
         return acc
     total, count = acc
-    if count == 0:
-        return None
-    if call.function == SUM:
+    if count == 0:                     # Flink's $SUM0 is 0 over no rows, SUM and AVG NULL
+        return _zero(call.result_type) if call.function == SUM0 else None
+    if call.function in (SUM, SUM0):
         return _fit(total, call.result_type)
     if isinstance(total, float):
         return total / count
@@ -268,6 +270,13 @@ def _result(call: AggCall, acc: Any) -> Any:
         return _fit(total / Decimal(count), call.result_type)
     quotient = abs(total) // count     # Java's integral division truncates towards zero
     return quotient if total >= 0 else -quotient
+
+
+def _zero(result_type: str) -> Any:
+    """0 of `result_type` (DECIMAL with its scale, DOUBLE / FLOAT as a float)."""
+    if result_type.startswith("DECIMAL"):
+        return _fit(Decimal(0), result_type)
+    return 0.0 if result_type.startswith(("DOUBLE", "FLOAT")) else 0
 
 
 def _fit(value: Any, result_type: str) -> Any:
@@ -367,7 +376,7 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
             fields.append(f"a{index}: ARRAY<{arg}>" if call.retracting else f"a{index}: {arg}")
         elif call.keeps_values:
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
-        elif call.function in (SUM, AVG):
+        elif call.function in (SUM, SUM0, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
         else:
             fields.append(f"a{index}: BIGINT")
@@ -389,7 +398,7 @@ def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
             values.append(list(value) if call.retracting else value)
         elif call.keeps_values:
             values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
-        elif call.function in (SUM, AVG):
+        elif call.function in (SUM, SUM0, AVG):
             values.append(tuple(value))
         else:
             values.append(value)
@@ -418,7 +427,7 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
             values.append(list(value or []) if call.retracting else value)
         elif call.keeps_values:
             values.append({plain(item)[0]: plain(item)[1] for item in value or []})
-        elif call.function in (SUM, AVG):
+        elif call.function in (SUM, SUM0, AVG):
             values.append(list(plain(value)))
         else:
             values.append(value)

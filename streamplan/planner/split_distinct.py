@@ -1,0 +1,236 @@
+"""Split distinct aggregation (`table.optimizer.distinct-agg.split.enabled`), as Flink's
+SplitAggregateRule plans it for a group aggregate without mini-batch: a partial aggregate
+grouped also by a bucket of each distinct argument (`MOD(HASH_CODE(x), 1024)`), and a final
+aggregate by the original keys over the partial results. Where the calls need different
+buckets, an expand gives each input row one copy per bucket set (`$e`), and each partial call
+a filter `$g_<e>` that picks its copies.
+
+    COUNT(DISTINCT b), FIRST_VALUE(c) GROUP BY a
+      -> Calc(a, b, c, MOD(HASH_CODE(b), 1024) AS $f3, MOD(HASH_CODE(c), 1024) AS $f4)
+      -> Expand({a, b, c, $f3, null, 1 AS $e}, {a, b, c, null, $f4, 2 AS $e})
+      -> Calc(..., $e = 1 AS $g_1, $e = 2 AS $g_2)
+      -> GroupAggregate(groupBy=[a, $f3, $f4], PARTIAL: COUNT(DISTINCT b) FILTER $g_1,
+                        FIRST_VALUE(c) FILTER $g_2)
+      -> GroupAggregate(groupBy=[a], FINAL: $SUM0, FIRST_VALUE)
+
+The buckets only spread the partial aggregate's keys: every value of an argument lands in one
+bucket, so the results are the same whatever the hash. HASH_CODE is Flink's for the integer
+types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned here, each refused by name: AVG (Flink
+splits it into $SUM0 and COUNT and divides after), LISTAGG, a split under mini-batch (Flink's
+stream-exec-incremental-group-aggregate) or in a window aggregate, and FIRST_VALUE /
+LAST_VALUE (`refuse_unsplit`). The final aggregate's changelog depends on the order in which
+the partial one hands on the copies of a row (one a bucket set): Flink's emits them in the
+expand's order, a Spark stateful node in its own order within a micro-batch, so the
+intermediate rows can differ from Flink's; the materialized result does not.
+"""
+from __future__ import annotations
+
+from functools import cmp_to_key
+from typing import Optional
+
+from ..errors import UnsupportedSqlError
+from ..nodes.expand import StreamExecExpand
+from ..nodes.group_aggregate import GroupAggCallSpec, StreamExecGroupAggregate
+from ..types import Field, RowType, SqlType, parse_type, quote_identifier
+from .aggregates import result_type
+from .common import QueryContext, _dedupe
+
+BUCKETS = 1024                  # table.optimizer.distinct-agg.split.bucket-num's default
+EXPAND_ID = "$e"
+_HASHED = ("MIN", "MAX", "FIRST_VALUE", "LAST_VALUE")     # SplitAggregateRule.needAddHashFields
+_FINAL = {"COUNT": "SUM0", "SUM": "SUM", "MIN": "MIN", "MAX": "MAX",
+          "FIRST_VALUE": "FIRST_VALUE", "LAST_VALUE": "LAST_VALUE"}
+_INTEGERS = ("TINYINT", "SMALLINT", "INT")
+_STRINGS = ("STRING", "VARCHAR", "CHAR")
+
+
+def splittable(specs: list[GroupAggCallSpec]) -> bool:
+    """Flink's AggregateUtil.doAllAggSupportSplit: only built-ins split (a user-defined
+    function or STDDEV's WELFORD_M2 leaves the aggregate as it is)."""
+    return all(spec.user_function is None and spec.function != "WELFORD_M2" for spec in specs)
+
+
+def refuse_unsplit(specs: list[GroupAggCallSpec], ctx: QueryContext) -> None:
+    """The calls this split does not run as Flink does, by name: AVG and LISTAGG (their split
+    is not implemented), FIRST_VALUE and LAST_VALUE (the final aggregate takes the partial
+    results in arrival order, and a Spark stateful node hands on the keys of one micro-batch in
+    its own order, not in the order Flink's partial aggregate emits them: the first value
+    could differ)."""
+    for spec in specs:
+        if spec.function not in _FINAL or spec.function in ("FIRST_VALUE", "LAST_VALUE"):
+            raise UnsupportedSqlError(
+                f"{spec.function} with table.optimizer.distinct-agg.split.enabled (Flink splits "
+                f"it into a partial and a final aggregate; "
+                + ("the final one's arrival order across the partial keys of a micro-batch is "
+                   "not Flink's here" if spec.function in ("FIRST_VALUE", "LAST_VALUE")
+                   else f"that split is not implemented here for {spec.function}")
+                + ")", ctx.position.line, ctx.position.column, ctx.position.source)
+
+
+def _needs_hash(spec: GroupAggCallSpec) -> bool:
+    return spec.distinct or spec.function in _HASHED
+
+
+def _calcite_order(a: frozenset, b: frozenset) -> int:
+    """Calcite's ImmutableBitSet.COMPARATOR: an enclosing set first, else lexicographically by
+    the sorted members (a set that ends first is smaller)."""
+    if a == b:
+        return 0
+    if a > b:
+        return -1
+    if b > a:
+        return 1
+    left, right = sorted(a), sorted(b)
+    for x, y in zip(left, right):
+        if x != y:
+            return -1 if x < y else 1
+    return -1 if len(left) < len(right) else 1
+
+
+def expand_id(full: list[int], group_set: frozenset) -> int:
+    """ExpandUtil.genExpandId: a bit per field of the full set, highest first, set where the
+    group set leaves the field out."""
+    value, bit = 0, 1 << (len(full) - 1)
+    for index in full:
+        if index not in group_set:
+            value |= bit
+        bit >>= 1
+    return value
+
+
+def hash_code(column: str, sql_type: SqlType, where: str) -> str:
+    """The bucket hash of `column` in Spark SQL the plan loader accepts (NULL for NULL): Flink's
+    HASH_CODE for the integer types (Integer.hashCode; Long.hashCode, (int) (v ^ (v >>> 32)),
+    with the shift as a floor division); for strings a spread of its own, since Java's
+    String.hashCode, which Flink's HASH_CODE is, has no Spark SQL form here (the bucket decides
+    only which partial key a value lands in, never a result)."""
+    if sql_type.name in _INTEGERS:
+        return f"CAST({column} AS INT)"
+    if sql_type.name == "BIGINT":
+        low = f"({column} & 4294967295)"
+        remainder = f"(({column} % 4294967296) + 4294967296) % 4294967296"
+        high = f"((({column} - {remainder}) DIV 4294967296) & 4294967295)"
+        folded = f"({low} ^ {high})"
+        return (f"CAST({folded} - CASE WHEN {folded} >= 2147483648 THEN 4294967296 ELSE 0 END "
+                f"AS INT)")
+    if sql_type.name in _STRINGS:
+        return f"ASCII({column}) * 31 + CHAR_LENGTH({column})"
+    raise UnsupportedSqlError(f"a distinct or MIN/MAX/FIRST_VALUE/LAST_VALUE argument of type "
+                              f"{sql_type.text} with table.optimizer.distinct-agg.split.enabled "
+                              f"(its bucket, MOD(HASH_CODE(x), 1024), is implemented for "
+                              f"integer and string arguments) at {where}")
+
+
+class SplitDistinctRules:
+    """Flink's SplitAggregateRule for group aggregates; a mixin of PlanBuilder (builder.py)."""
+
+    def _split_distinct(self, node, key_count: int, specs: list[GroupAggCallSpec],
+                        out_names: list[str], output: RowType, need_retraction: bool,
+                        ttls: list[int], ctx: QueryContext):
+        where = str(ctx.position)
+        refuse_unsplit(specs, ctx)
+        row = node.row_type
+        keys = frozenset(range(key_count))
+        # STEP 1: a bucket column per hashed argument, after the input's columns
+        hashed = sorted({a for spec in specs if _needs_hash(spec) for a in spec.arg_list} - keys)
+        bucket_of: dict[int, int] = {}
+        if hashed:
+            names = list(row.names)
+            projection = [quote_identifier(name) for name in names]
+            for arg in hashed:
+                bucket_of[arg] = len(names)
+                names.append(_dedupe(names + [f"$f{len(names)}"])[-1])
+                code = hash_code(quote_identifier(row.names[arg]), row.fields[arg].type, where)
+                projection.append(f"MOD({code}, {BUCKETS})")
+            node = self._calc(node, projection, names, None, where)
+            row = node.row_type
+        # STEP 2: each call's group set; the partial aggregate groups by all of them
+        group_sets, new_sets, sets = [], 0, set()
+        for spec in specs:
+            if _needs_hash(spec):
+                group_set = keys | {bucket_of.get(a, a) for a in spec.arg_list}
+                new_sets += group_set not in sets
+            else:
+                group_set = keys
+            sets.add(group_set)
+            group_sets.append(group_set)
+        ordered = sorted(sets, key=cmp_to_key(_calcite_order))
+        full = sorted(frozenset().union(*ordered))
+        partial_specs = [spec.model_copy(update={}) for spec in specs]
+        if new_sets > 1:
+            node, partial_specs = self._expand_for_split(node, full, ordered, specs, group_sets,
+                                                         where)
+            row = node.row_type
+        # STEP 2.3: the partial aggregate
+        group_names = [row.names[i] for i in full]
+        names = list(group_names)
+        partial_calls = []
+        for spec in partial_specs:
+            name = _dedupe(names + [f"$f{len(names)}"])[-1]
+            names.append(name)
+            arg_type = row.fields[spec.arg_list[0]].type if spec.arg_list else None
+            partial_calls.append(spec.model_copy(update={
+                "name": name, "type": result_type(spec.function, arg_type).text}))
+        partial_row = RowType(tuple(Field(n, row.fields[i].type) for n, i in zip(group_names, full))
+                              + tuple(Field(call.name, parse_type(call.type))
+                                      for call in partial_calls))
+        from .aggregate_rule import _agg_text
+
+        partial = self.add(
+            StreamExecGroupAggregate, [node], grouping=full, agg_calls=partial_calls,
+            generate_update_before=True, need_retraction=need_retraction,
+            output_type=partial_row.text, state_ttls=ttls,
+            description=(f"GroupAggregate(groupBy=[{', '.join(group_names)}], "
+                         f"partialFinalType=[PARTIAL], select=[{', '.join(group_names + [_agg_text(c, row) for c in partial_calls])}])"))
+        # STEP 3: the final aggregate by the original keys over the partial results
+        final_calls = [GroupAggCallSpec(name=spec.name, function=_FINAL[spec.function],
+                                        arg_list=[len(full) + i], type=spec.type)
+                       for i, spec in enumerate(specs)]
+        keys_text = ", ".join(out_names[:key_count])
+        return self.add(
+            StreamExecGroupAggregate, [partial], grouping=list(range(key_count)),
+            agg_calls=final_calls, generate_update_before=True, need_retraction=True,
+            output_type=output.text, state_ttls=ttls,
+            description=(f"GroupAggregate({f'groupBy=[{keys_text}], ' if key_count else ''}"
+                         f"partialFinalType=[FINAL], select=[{', '.join(out_names[:key_count] + [_agg_text(c, partial_row) for c in final_calls])}])"))
+
+    def _expand_for_split(self, node, full: list[int], ordered: list[frozenset],
+                          specs: list[GroupAggCallSpec], group_sets: list[frozenset], where: str):
+        """The expand (one copy per group set, the bucket columns outside it NULL, `$e`
+        last) and the calc of the partial calls' filters (`$g_<e>`, ANDed with a call's own
+        FILTER), as ExpandUtil.buildExpandNode and SplitAggregateRule's STEP 2.2 build them."""
+        row = node.row_type
+        columns = [quote_identifier(name) for name in row.names]
+        nulled = {i for i in full if any(i not in s for s in ordered)}
+        fields = [Field(f.name, f.type.with_nullable(True) if i in nulled else f.type)
+                  for i, f in enumerate(row.fields)]
+        expand_name = _dedupe(list(row.names) + [EXPAND_ID])[-1]
+        fields.append(Field(expand_name, SqlType("BIGINT", (), nullable=False)))
+        projects, described = [], []
+        for group_set in ordered:
+            value = expand_id(full, group_set)
+            projects.append([columns[i] if i not in full or i in group_set
+                             else f"CAST(NULL AS {row.fields[i].type.to_spark().simpleString().upper()})"
+                             for i in range(len(columns))] + [f"CAST({value} AS BIGINT)"])
+            described.append("{" + ", ".join(
+                [row.names[i] if i not in full or i in group_set else f"null AS {row.names[i]}"
+                 for i in range(len(columns))] + [f"{value} AS {expand_name}"]) + "}")
+        expand = self.add(StreamExecExpand, [node], projects=projects,
+                          output_type=RowType(tuple(fields)).text,
+                          description=f"Expand(projects=[{', '.join(described)}])")
+        names = list(row.names)
+        projection = [quote_identifier(name) for name in names]
+        filters: dict[tuple[frozenset, Optional[int]], int] = {}
+        partial_specs = []
+        for spec, group_set in zip(specs, group_sets):
+            key = (group_set, spec.filter_arg)
+            if key not in filters:
+                value = expand_id(full, group_set)
+                condition = f"{quote_identifier(expand_name)} = {value}"
+                if spec.filter_arg is not None:
+                    condition = f"({condition}) AND {columns[spec.filter_arg]}"
+                filters[key] = len(names)
+                names.append(_dedupe(names + [f"$g_{value}"])[-1])
+                projection.append(condition)
+            partial_specs.append(spec.model_copy(update={"filter_arg": filters[key]}))
+        return self._calc(expand, projection, names, None, where), partial_specs

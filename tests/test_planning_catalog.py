@@ -180,7 +180,7 @@ def test_arrival_order_aggregates_plan_as_flinks_calls(env):
     ("INSERT INTO Joined SELECT k, LISTAGG(s, s) FROM O GROUP BY k",
      "LISTAGG with a delimiter that is not a string literal"),
     ("INSERT INTO Retract SELECT k, FIRST_VALUE(v) OVER (PARTITION BY k ORDER BY id) FROM O",
-     r"FIRST_VALUE\(\) OVER"),
+     r"FIRST_VALUE\(\) / LAST_VALUE\(\) OVER a non-time ORDER BY"),
 ])
 def test_arrival_order_aggregates_are_refused_where_flink_differs(env, sql, message):
     with pytest.raises(UnsupportedSqlError, match=message):
@@ -213,7 +213,9 @@ def test_arrival_order_aggregates_run_where_flink_runs_them(env):
 
 
 def test_a_plan_giving_another_node_an_arrival_order_aggregate_is_refused_on_load(env):
-    """Only stream-exec-group-aggregate declares FIRST_VALUE, LAST_VALUE and LISTAGG."""
+    """The two-phase group aggregate's nodes declare no arrival-order aggregate (FIRST_VALUE,
+    LAST_VALUE and LISTAGG run in stream-exec-group-aggregate, FIRST_VALUE and LAST_VALUE
+    also in the window and over aggregates): one in their plan is refused on load."""
     from streamplan.plan import parse_plan
 
     env.execute_sql(MINI_BATCH)
@@ -221,7 +223,8 @@ def test_a_plan_giving_another_node_an_arrival_order_aggregate_is_refused_on_loa
     assert '"function": "MAX"' in text
     with pytest.raises(PlanFormatError, match="'stream-exec-local-group-aggregate_1'.*field "
                                               "'aggCalls.0.function': Input should be 'COUNT', "
-                                              "'SUM', 'MIN', 'MAX', 'AVG' or 'UDAF'"):
+                                              "'SUM', 'MIN', 'MAX', 'AVG', 'UDAF' or "
+                                              "'WELFORD_M2'"):
         parse_plan(text.replace('"function": "MAX"', '"function": "FIRST_VALUE"'))
 
 

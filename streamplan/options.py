@@ -124,15 +124,16 @@ AGG_PHASE_STRATEGY = ConfigOption(
 )
 DISTINCT_AGG_SPLIT_ENABLED = ConfigOption(
     "table.optimizer.distinct-agg.split.enabled", "bool", "false",
-    "Whether a distinct aggregate is split into a partial aggregate by a bucket of the "
-    "distinct value and a final one (Flink's SplitAggregateRule); not supported yet: planning "
-    "a distinct aggregate with it refuses by name.",
+    "Whether a group aggregate with a distinct call is split into a partial aggregate by a "
+    "bucket of each distinct argument and a final one (Flink's SplitAggregateRule); under "
+    "mini-batch the partial and final aggregates are a local, an incremental and a global "
+    "one. Refused by name in a window aggregate.",
 )
 INCREMENTAL_AGG_ENABLED = ConfigOption(
     "table.optimizer.incremental-agg-enabled", "bool", "true",
     "Whether a split distinct aggregate under mini-batch merges its partial global and final "
-    "local aggregates into one incremental aggregate (Flink's IncrementalAggregateRule). Only "
-    "read with table.optimizer.distinct-agg.split.enabled, which is not supported yet.",
+    "local aggregates into one incremental aggregate (Flink's IncrementalAggregateRule); "
+    "false (four aggregates) is refused by name.",
 )
 
 

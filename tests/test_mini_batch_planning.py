@@ -108,8 +108,9 @@ def test_a_bad_strategy_is_an_option_error(spark):
 
 
 @pytest.mark.parametrize("options, sql, message", [
-    ({**MINI_BATCH, "table.optimizer.distinct-agg.split.enabled": "true"}, AGGREGATE,
-     "stream-exec-incremental-group-aggregate under mini-batch"),
+    ({**MINI_BATCH, "table.optimizer.distinct-agg.split.enabled": "true",
+      "table.optimizer.agg-phase-strategy": "ONE_PHASE"}, AGGREGATE,
+     "table.optimizer.agg-phase-strategy ONE_PHASE"),
     (MINI_BATCH, "INSERT INTO J SELECT T.k, v, w FROM T JOIN U ON T.k = U.k",
      "'stream-exec-join_2'"),
 ])

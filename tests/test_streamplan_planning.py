@@ -582,14 +582,40 @@ def test_split_distinct_plans_flinks_expand_partial_and_final_aggregates(spark):
     assert final.need_retraction and "partialFinalType=[FINAL]" in final.description
 
 
+SPLIT_MINI_BATCH = {"table.exec.mini-batch.enabled": "true",
+                    "table.exec.mini-batch.allow-latency": "1 s", "table.exec.mini-batch.size": "2"}
+
+
+def test_split_distinct_under_mini_batch_plans_flinks_incremental_aggregate(spark):
+    """IncrementalAggregateRule: the partial local aggregate, the incremental one keyed by the
+    partial key with the final key inside it, and the final global aggregate over the partial
+    results (Flink 2.3's EXPLAIN and compiled plan for the same query)."""
+    plan = split_env(spark, **SPLIT_MINI_BATCH).compile_sql(
+        "INSERT INTO SS SELECT a, COUNT(DISTINCT b), MIN(c) FROM ST GROUP BY a")
+    assert [node.type for node in plan.nodes] == [
+        "stream-exec-table-source-scan_1", "stream-exec-mini-batch-assigner_1",
+        "stream-exec-calc_1", "stream-exec-expand_1", "stream-exec-calc_1",
+        "stream-exec-local-group-aggregate_1", "stream-exec-incremental-group-aggregate_1",
+        "stream-exec-global-group-aggregate_1", "stream-exec-sink_1"]
+    local, incremental, final = plan.nodes[5:8]
+    assert local.grouping == [0, 3, 4] and "partialFinalType=[PARTIAL]" in local.description
+    assert incremental.partial_agg_grouping == [0, 3, 4]
+    assert incremental.final_agg_grouping == [0]
+    assert [(c.function, c.distinct) for c in incremental.partial_original_agg_calls] == [
+        ("COUNT", True), ("MIN", False)]
+    assert incremental.row_type.names[0] == "a"
+    assert [(c.function, c.arg_list) for c in final.agg_calls] == [("SUM0", [3]), ("MIN", [4])]
+    assert "partialFinalType=[FINAL]" in final.description
+
+
 @pytest.mark.parametrize("query, options, message", [
     ("SELECT a, COUNT(DISTINCT b), FIRST_VALUE(c) FROM ST GROUP BY a", {},
      "FIRST_VALUE with table.optimizer.distinct-agg.split.enabled"),
     ("SELECT a, COUNT(DISTINCT b), CAST(AVG(b) AS STRING) FROM ST GROUP BY a", {},
      "that split is not implemented here for AVG"),
     ("SELECT a, COUNT(DISTINCT b), c FROM ST GROUP BY a, c", {
-        "table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.allow-latency": "1 s",
-        "table.exec.mini-batch.size": "2"}, "in a mini-batch aggregate"),
+        **SPLIT_MINI_BATCH, "table.optimizer.incremental-agg-enabled": "false"},
+     "with table.optimizer.incremental-agg-enabled false"),
 ])
 def test_split_distinct_variants_not_run_as_flink_are_refused_by_name(spark, query, options,
                                                                       message):

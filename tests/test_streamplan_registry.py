@@ -73,13 +73,13 @@ def test_min_versions_may_not_be_above_the_engine():
 def test_a_registered_node_is_no_longer_unsupported():
     # Adding a node Flink has is adding its module: the registry is asked first, and the
     # name leaves what is reported as unsupported.
-    cls = fresh_class(exec_node(name="stream-exec-incremental-group-aggregate", version=1,
+    cls = fresh_class(exec_node(name="stream-exec-match", version=1,
                                 min_plan_version="0.1", min_state_version="0.1"))
     registry = Registry()
-    assert "stream-exec-incremental-group-aggregate" in unsupported_nodes(registry)
+    assert "stream-exec-match" in unsupported_nodes(registry)
     registry.register(cls)
-    assert registry.resolve("stream-exec-incremental-group-aggregate_1")[0] is cls
-    assert "stream-exec-incremental-group-aggregate" not in unsupported_nodes(registry)
+    assert registry.resolve("stream-exec-match_1")[0] is cls
+    assert "stream-exec-match" not in unsupported_nodes(registry)
     assert "stream-exec-window-aggregate" not in unsupported_nodes(REGISTRY)   # served now
 
 
@@ -94,7 +94,7 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-drop-update-before_1", "stream-exec-expand_1",
         "stream-exec-global-group-aggregate_1",
         "stream-exec-global-window-aggregate_1", "stream-exec-group-aggregate_1",
-        "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
+        "stream-exec-incremental-group-aggregate_1", "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
         "stream-exec-join_2", "stream-exec-limit_1", "stream-exec-local-group-aggregate_1",
         "stream-exec-local-window-aggregate_1", "stream-exec-lookup-join_1",
         "stream-exec-mini-batch-assigner_1",

@@ -5,6 +5,8 @@ the result's change once per bundle. Its calls index the local aggregate's input
 (`localAggInputRowType`), as in Flink."""
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import model_validator
 
 from ..changelog import INSERT_ONLY, RowKind
@@ -12,10 +14,21 @@ from ..errors import ChangelogModeError
 from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from ..types import RowType, parse_row_type
 from .fields import FieldIndex, RowTypeText
-from .group_aggregate import (AggCallSpec, accumulator_ddls, check_filter_args,
-                              resolve_user_functions, runtime_calls)
+from .group_aggregate import (AggCallSpec, accumulator_ddls, check_calls_index, check_filter_args,
+                              mini_batch_options, resolve_user_functions, runtime_calls)
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
+
+
+class GlobalAggCallSpec(AggCallSpec):
+    """A global aggregate's call: also $SUM0, the final aggregate of a split COUNT (Flink's
+    split distinct aggregation under mini-batch, planner/split_distinct.py)."""
+    function: Literal["COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG", "UDAF", "WELFORD_M2"]
+
+    @classmethod
+    def of(cls, calls: list[AggCallSpec]) -> list["GlobalAggCallSpec"]:
+        """The planner's calls as a global aggregate's."""
+        return [cls.model_validate(call.model_dump()) for call in calls]
 
 
 @exec_node(name="stream-exec-global-group-aggregate", version=1, min_plan_version="0.3",
@@ -27,19 +40,15 @@ class StreamExecGlobalGroupAggregate(KeyedNode):
     STATE_NAMES = ("globalGroupAggregateState",)
     CHANGELOG_BATCH_INVARIANT = False      # one change per key and bundle
     grouping: list[FieldIndex]
-    agg_calls: list[AggCallSpec]
+    agg_calls: list[GlobalAggCallSpec]
     local_agg_input_row_type: RowTypeText
     generate_update_before: bool
     need_retraction: bool
 
     @model_validator(mode="after")
     def _calls_index_the_local_input(self) -> "StreamExecGlobalGroupAggregate":
-        width = len(parse_row_type(self.local_agg_input_row_type).fields)
-        for n, call in enumerate(self.agg_calls):
-            for index in [*call.arg_list, *([call.filter_arg] if call.filter_arg is not None else [])]:
-                if index >= width:
-                    raise ValueError(f"aggCalls[{n}] indexes field {index} of "
-                                     f"localAggInputRowType, which has {width} field(s)")
+        check_calls_index(self.agg_calls, self.local_agg_input_row_type, "aggCalls",
+                          "localAggInputRowType")
         return self
 
     @property
@@ -50,7 +59,7 @@ class StreamExecGlobalGroupAggregate(KeyedNode):
         return [("grouping", 0, self.grouping)]
 
     def read_options(self, config):
-        return {"enabled": config.get(MINIBATCH_ENABLED), "size": config.get(MINIBATCH_SIZE)}
+        return mini_batch_options(config)
 
     # --- changelog -----------------------------------------------------------------------
     def output_changelog(self, inputs):

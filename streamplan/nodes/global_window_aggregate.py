@@ -15,7 +15,7 @@ from ..errors import PlanFormatError
 from ..types import RowType, parse_row_type
 from .base import PlanModel
 from .fields import FieldIndex, RowTypeText
-from .group_aggregate import AggCallSpec, check_filter_args, runtime_calls
+from .group_aggregate import AggCallSpec, check_calls_index, check_filter_args, runtime_calls
 from .keyed import KeyedNode
 from .metadata import exec_node
 from .window_aggregate import FiredWindows, NamedWindowProperty, WindowSpec, slicing_state_layout
@@ -49,12 +49,8 @@ class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
 
     @model_validator(mode="after")
     def _calls_index_the_local_input(self) -> "StreamExecGlobalWindowAggregate":
-        width = len(parse_row_type(self.local_agg_input_row_type).fields)
-        for n, call in enumerate(self.agg_calls):
-            for index in [*call.arg_list, *([call.filter_arg] if call.filter_arg is not None else [])]:
-                if index >= width:
-                    raise ValueError(f"aggCalls[{n}] indexes field {index} of "
-                                     f"localAggInputRowType, which has {width} field(s)")
+        check_calls_index(self.agg_calls, self.local_agg_input_row_type, "aggCalls",
+                          "localAggInputRowType")
         if self.windowing.window.is_session:
             raise ValueError("a session window is not sliced, so it has no global phase")
         return self

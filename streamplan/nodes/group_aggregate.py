@@ -6,7 +6,8 @@ from typing import Literal, Optional
 
 from ..changelog import INSERT_ONLY, RowKind
 from ..errors import ChangelogModeError, PlanFormatError
-from ..types import RowType, SqlType, parse_type
+from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
+from ..types import RowType, SqlType, parse_row_type, parse_type
 from .base import PlanModel
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .fields import FieldIndex, SqlTypeText
@@ -94,6 +95,25 @@ def check_ordered_calls(node, agg_calls: list[GroupAggCallSpec], input_row: RowT
                 if field.type.name not in ("STRING", "VARCHAR", "CHAR"):
                     raise PlanFormatError(f"{where}: LISTAGG over input field {index} "
                                           f"({field.name} {field.type.text}), not a STRING")
+
+
+def check_calls_index(calls: list[AggCallSpec], row_type: str, calls_field: str,
+                      row_field: str) -> None:
+    """Every argument and FILTER of `calls` indexes a field of `row_type` (the row the calls
+    read when the node's input is another aggregate's accumulators); a ValueError names the
+    plan fields."""
+    width = len(parse_row_type(row_type).fields)
+    for n, call in enumerate(calls):
+        for index in [*call.arg_list, *([call.filter_arg] if call.filter_arg is not None else [])]:
+            if index >= width:
+                raise ValueError(f"{calls_field}[{n}] indexes field {index} of {row_field}, "
+                                 f"which has {width} field(s)")
+
+
+def mini_batch_options(config) -> dict:
+    """What the mini-batch aggregate nodes read: whether mini-batch is on, and the bundle
+    size (Flink's count trigger)."""
+    return {"enabled": config.get(MINIBATCH_ENABLED), "size": config.get(MINIBATCH_SIZE)}
 
 
 def check_filter_args(node, agg_calls: list[AggCallSpec], input_row: RowType) -> None:

@@ -24,7 +24,10 @@ GLOBAL_KEY = "__g"
 
 
 def transform_keyed(frame: "DataFrame", input_row: RowType, keys: list[int], processor,
-                    output_row: RowType, time_mode: str = "ProcessingTime") -> "DataFrame":
+                    output_row: RowType, time_mode: str = "ProcessingTime",
+                    extra: tuple = ()) -> "DataFrame":
+    """`frame` grouped by `keys` into `processor`, whose rows are `output_row`, the row kind
+    and the `extra` (name, Spark type) columns."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -38,6 +41,8 @@ def transform_keyed(frame: "DataFrame", input_row: RowType, keys: list[int], pro
             name = f"__key{position}"
         columns.append(quote_identifier(name))
     output = output_row.to_spark().add(OP_COLUMN, T.ByteType(), False)
+    for name, spark_type in extra:
+        output = output.add(name, spark_type, False)
     return frame.groupBy(*(columns or [GLOBAL_KEY])).transformWithState(processor, output,
                                                                        "Append", time_mode)
 

@@ -10,8 +10,8 @@ from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from ..types import Field, RowType, SqlType, parse_type
 from .base import ExecNode
 from .fields import FieldIndex
-from .group_aggregate import (AggCallSpec, check_retractable_input, resolve_user_functions,
-                              runtime_calls, sum_type)
+from .group_aggregate import (AggCallSpec, check_retractable_input, mini_batch_options,
+                              resolve_user_functions, runtime_calls, sum_type)
 from .metadata import exec_node
 
 BYTES = SqlType("BYTES")
@@ -66,7 +66,7 @@ class StreamExecLocalGroupAggregate(ExecNode):
                   for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
 
     def read_options(self, config):
-        return {"enabled": config.get(MINIBATCH_ENABLED), "size": config.get(MINIBATCH_SIZE)}
+        return mini_batch_options(config)
 
     def output_changelog(self, inputs):
         return INSERT_ONLY                 # accumulators, not results

@@ -114,9 +114,9 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 # gets registered is supported from then on (the registry is asked first), so adding a node
 # is adding its module; `unsupported_nodes()` is what is left.
 UNSUPPORTED_NODES: dict[str, str] = {
-    "stream-exec-incremental-group-aggregate": ("split distinct aggregation "
-                                                "(table.optimizer.distinct-agg.split.enabled) "
-                                                "with mini-batch"),
+    "stream-exec-group-window-aggregate": ("the legacy group window aggregate: GROUP BY "
+                                           "TUMBLE(...) / HOP(...) / SESSION(...)"),
+    "stream-exec-match": "MATCH_RECOGNIZE",
 }
 
 

@@ -11,11 +11,12 @@ from sqlglot import exp
 
 from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
-from ..nodes.global_group_aggregate import StreamExecGlobalGroupAggregate
+from ..nodes.global_group_aggregate import GlobalAggCallSpec, StreamExecGlobalGroupAggregate
 from ..nodes.group_aggregate import AggCallSpec, GroupAggCallSpec, StreamExecGroupAggregate
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
-from ..options import AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, MINIBATCH_ENABLED
+from ..options import (AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, INCREMENTAL_AGG_ENABLED,
+                       MINIBATCH_ENABLED)
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from .aggregates import (ORDERED_FUNCTIONS, AggregateCall, aggregate_calls, is_aggregate,
                          is_grouping_function, result_type)
@@ -288,14 +289,21 @@ class AggregateRules(SplitDistinctRules):
         if not (self.config.get(DISTINCT_AGG_SPLIT_ENABLED) and any(s.distinct for s in specs)
                 and splittable(specs)):
             return False
-        if relation.window is not None or self.config.get(MINIBATCH_ENABLED):
+        if relation.window is not None:
             raise UnsupportedSqlError(
                 "a distinct aggregate with table.optimizer.distinct-agg.split.enabled in a "
-                f"{'window aggregate' if relation.window is not None else 'mini-batch aggregate'}"
-                " (Flink's SplitAggregateRule there plans a partial and a final window aggregate, "
-                "or stream-exec-incremental-group-aggregate under mini-batch: not implemented; "
-                "without mini-batch a group aggregate splits)", ctx.position.line,
-                ctx.position.column, ctx.position.source)
+                "window aggregate (Flink's SplitAggregateRule there plans a partial and a final "
+                "window aggregate: not implemented; a group aggregate splits)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        if self.config.get(MINIBATCH_ENABLED):
+            self._two_phase(ctx, specs)         # its refusals (ONE_PHASE) hold for the split
+            if not self.config.get(INCREMENTAL_AGG_ENABLED):
+                raise UnsupportedSqlError(
+                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled under "
+                    "mini-batch with table.optimizer.incremental-agg-enabled false (Flink plans "
+                    "four aggregates there: not implemented; the default, true, plans "
+                    "stream-exec-incremental-group-aggregate)", ctx.position.line,
+                    ctx.position.column, ctx.position.source)
         return True
 
     def _local_global(self, node, key_count: int, specs: list[AggCallSpec], out_names: list[str],
@@ -318,7 +326,7 @@ class AggregateRules(SplitDistinctRules):
             f"{_function_text(spec)}({'DISTINCT ' if spec.distinct else ''}"
             f"{accumulator_text(own)}) AS {spec.name}" for spec, own in zip(specs, accs)])
         return self.add(StreamExecGlobalGroupAggregate, [local], grouping=list(range(key_count)),
-                        agg_calls=specs, local_agg_input_row_type=pre_row.text,
+                        agg_calls=GlobalAggCallSpec.of(specs), local_agg_input_row_type=pre_row.text,
                         generate_update_before=True, need_retraction=need_retraction,
                         output_type=output.text, state_ttls=ttls,
                         description=f"GlobalGroupAggregate({group_by}select=[{global_select}])")

@@ -1,9 +1,8 @@
 """Split distinct aggregation (`table.optimizer.distinct-agg.split.enabled`), as Flink's
-SplitAggregateRule plans it for a group aggregate without mini-batch: a partial aggregate
-grouped also by a bucket of each distinct argument (`MOD(HASH_CODE(x), 1024)`), and a final
-aggregate by the original keys over the partial results. Where the calls need different
-buckets, an expand gives each input row one copy per bucket set (`$e`), and each partial call
-a filter `$g_<e>` that picks its copies.
+SplitAggregateRule plans it: a partial aggregate grouped also by a bucket of each distinct
+argument (`MOD(HASH_CODE(x), 1024)`), and a final aggregate by the original keys over the
+partial results. Where the calls need different buckets, an expand gives each input row one
+copy per bucket set (`$e`), and each partial call a filter `$g_<e>` that picks its copies.
 
     COUNT(DISTINCT b), FIRST_VALUE(c) GROUP BY a
       -> Calc(a, b, c, MOD(HASH_CODE(b), 1024) AS $f3, MOD(HASH_CODE(c), 1024) AS $f4)
@@ -13,15 +12,20 @@ a filter `$g_<e>` that picks its copies.
                         FIRST_VALUE(c) FILTER $g_2)
       -> GroupAggregate(groupBy=[a], FINAL: $SUM0, FIRST_VALUE)
 
+Under mini-batch the two aggregates are a partial local aggregate, an incremental one (the
+partial global and the final local aggregate in one: Flink's IncrementalAggregateRule,
+nodes/incremental_group_aggregate.py) and a final global one.
+
 The buckets only spread the partial aggregate's keys: every value of an argument lands in one
 bucket, so the results are the same whatever the hash. HASH_CODE is Flink's for the integer
-types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned here, each refused by name: AVG (Flink
-splits it into $SUM0 and COUNT and divides after), LISTAGG, a split under mini-batch (Flink's
-stream-exec-incremental-group-aggregate) or in a window aggregate, and FIRST_VALUE /
-LAST_VALUE (`refuse_unsplit`). The final aggregate's changelog depends on the order in which
-the partial one hands on the copies of a row (one a bucket set): Flink's emits them in the
-expand's order, a Spark stateful node in its own order within a micro-batch, so the
-intermediate rows can differ from Flink's; the materialized result does not.
+types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned
+here, each refused by name: AVG (Flink splits it into $SUM0 and COUNT and divides after),
+LISTAGG, a split in a window aggregate or under mini-batch with
+`table.optimizer.incremental-agg-enabled` false, and FIRST_VALUE / LAST_VALUE
+(`refuse_unsplit`). The final aggregate's changelog depends on the order in which the partial
+one hands on the copies of a row (one a bucket set): Flink's emits them in the expand's order,
+a Spark stateful node in its own order within a micro-batch, so the intermediate rows can
+differ from Flink's; the materialized result does not.
 """
 from __future__ import annotations
 
@@ -30,7 +34,12 @@ from typing import Optional
 
 from ..errors import UnsupportedSqlError
 from ..nodes.expand import StreamExecExpand
+from ..nodes.global_group_aggregate import GlobalAggCallSpec, StreamExecGlobalGroupAggregate
 from ..nodes.group_aggregate import GroupAggCallSpec, StreamExecGroupAggregate
+from ..nodes.incremental_group_aggregate import StreamExecIncrementalGroupAggregate
+from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
+                                           accumulator_text)
+from ..options import MINIBATCH_ENABLED
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from .aggregates import result_type
 from .common import QueryContext, _dedupe
@@ -176,6 +185,12 @@ class SplitDistinctRules:
                                       for call in partial_calls))
         from .aggregate_rule import _agg_text
 
+        final_calls = [GroupAggCallSpec(name=spec.name, function=_FINAL[spec.function],
+                                        arg_list=[len(full) + i], type=spec.type)
+                       for i, spec in enumerate(specs)]
+        if self.config.get(MINIBATCH_ENABLED):
+            return self._incremental_split(node, full, key_count, partial_calls, partial_row,
+                                           final_calls, out_names, output, need_retraction, ttls)
         partial = self.add(
             StreamExecGroupAggregate, [node], grouping=full, agg_calls=partial_calls,
             generate_update_before=True, need_retraction=need_retraction,
@@ -183,9 +198,6 @@ class SplitDistinctRules:
             description=(f"GroupAggregate(groupBy=[{', '.join(group_names)}], "
                          f"partialFinalType=[PARTIAL], select=[{', '.join(group_names + [_agg_text(c, row) for c in partial_calls])}])"))
         # STEP 3: the final aggregate by the original keys over the partial results
-        final_calls = [GroupAggCallSpec(name=spec.name, function=_FINAL[spec.function],
-                                        arg_list=[len(full) + i], type=spec.type)
-                       for i, spec in enumerate(specs)]
         keys_text = ", ".join(out_names[:key_count])
         return self.add(
             StreamExecGroupAggregate, [partial], grouping=list(range(key_count)),
@@ -193,6 +205,56 @@ class SplitDistinctRules:
             output_type=output.text, state_ttls=ttls,
             description=(f"GroupAggregate({f'groupBy=[{keys_text}], ' if key_count else ''}"
                          f"partialFinalType=[FINAL], select=[{', '.join(out_names[:key_count] + [_agg_text(c, partial_row) for c in final_calls])}])"))
+
+    def _incremental_split(self, node, full: list[int], key_count: int,
+                           partial_calls: list[GroupAggCallSpec], partial_row: RowType,
+                           final_calls: list[GroupAggCallSpec], out_names: list[str],
+                           output: RowType, need_retraction: bool, ttls: list[int]):
+        """Under mini-batch (IncrementalAggregateRule): the partial local aggregate, the
+        incremental one (the partial global and the final local aggregate in one), and the
+        final global aggregate, described as Flink 2.3's EXPLAIN shows them."""
+        from .aggregate_rule import _agg_text, _function_text
+
+        row = node.row_type
+        group_names = [row.names[i] for i in full]
+        accs = accumulator_fields(partial_calls, row)
+        local_row = RowType(tuple(row.fields[i] for i in full)
+                            + tuple(field for own in accs for field in own))
+        local_select = ", ".join(group_names + [
+            f"{_agg_text(spec, row).rpartition(' AS ')[0]} AS {accumulator_text(own)}"
+            for spec, own in zip(partial_calls, accs)] + [f"COUNT(*) AS {accs[-1][0].name}"])
+        local = self.add(
+            StreamExecLocalGroupAggregate, [node], grouping=full, agg_calls=partial_calls,
+            need_retraction=need_retraction, output_type=local_row.text,
+            description=(f"LocalGroupAggregate(groupBy=[{', '.join(group_names)}], "
+                         f"partialFinalType=[PARTIAL], select=[{local_select}])"))
+        keys = out_names[:key_count]
+        finals = accumulator_fields(final_calls, partial_row)
+        incremental_row = RowType(tuple(row.fields[i] for i in full[:key_count])
+                                  + tuple(field for own in finals for field in own))
+        incremental_select = ", ".join(keys + [
+            f"{_function_text(spec)}({'distinct ' if spec.distinct else ''}"
+            f"{accumulator_text(partial_own)}) AS {accumulator_text(own)}"
+            for spec, partial_own, own in zip(partial_calls, accs, finals)])
+        incremental = self.add(
+            StreamExecIncrementalGroupAggregate, [local], partial_agg_grouping=full,
+            final_agg_grouping=list(range(key_count)), partial_original_agg_calls=partial_calls,
+            partial_local_agg_input_row_type=row.text,
+            partial_agg_need_retraction=need_retraction, output_type=incremental_row.text,
+            state_ttls=ttls,
+            description=(f"IncrementalGroupAggregate(partialAggGrouping=[{', '.join(group_names)}], "
+                         f"finalAggGrouping=[{', '.join(keys)}], select=[{incremental_select}])"))
+        group_by = f"groupBy=[{', '.join(keys)}], " if keys else ""
+        global_select = ", ".join(keys + [
+            f"{_function_text(call).replace('SUM0', '$SUM0')}({accumulator_text(own)}) AS "
+            f"{call.name}" for call, own in zip(final_calls, finals)])
+        return self.add(
+            StreamExecGlobalGroupAggregate, [incremental], grouping=list(range(key_count)),
+            agg_calls=GlobalAggCallSpec.of(final_calls), local_agg_input_row_type=partial_row.text,
+            generate_update_before=True, need_retraction=need_retraction,
+            output_type=output.text, state_ttls=ttls,
+            description=(f"GlobalGroupAggregate({group_by}partialFinalType=[FINAL], "
+                         f"select=[{global_select}])"))
 
     def _expand_for_split(self, node, full: list[int], ordered: list[frozenset],
                           specs: list[GroupAggCallSpec], group_sets: list[frozenset], where: str):

@@ -33,9 +33,9 @@ from typing import Any, Iterable, Iterator, Optional
 from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, normalized
 from ..functions.data_types import from_state, parse_data_type, to_state
-from .group_aggregate import (AVG, SUM, UDAF, WELFORD_M2, Accumulators, AggCall, GroupAggCore,
-                              GroupAggParams, _apply, _decode, _encode, _initial, call_value,
-                              merge_welford)
+from .group_aggregate import (AVG, SUM, SUM0, UDAF, WELFORD_M2, Accumulators, AggCall,
+                              GroupAggCore, GroupAggParams, _apply, _decode, _encode, _initial,
+                              call_value, merge_welford)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
 from .processor import Processor
@@ -64,7 +64,9 @@ class GlobalAggParams:
 # --- accumulators as columns ------------------------------------------------------------------
 
 def acc_columns(call: AggCall) -> int:
-    """How many columns an accumulator travels in: SUM and AVG two (sum, count), others one."""
+    """How many columns an accumulator travels in: SUM and AVG two (sum, count), others one
+    ($SUM0, the final aggregate of a split COUNT, travels as its sum: Flink's one-field
+    accumulator)."""
     return 2 if call.function in (SUM, AVG) and not call.keeps_values else 1
 
 
@@ -79,6 +81,8 @@ def to_columns(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
                                        protocol=4))
         elif call.function == WELFORD_M2:
             values.append(pickle.dumps(tuple(value), protocol=4))
+        elif call.function == SUM0:
+            values.append(value[0])
         elif call.function in (SUM, AVG):
             values.extend(value)
         else:
@@ -97,6 +101,8 @@ def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
             values.append(dict(pickle.loads(columns[position])))
         elif call.function == WELFORD_M2:
             values.append(list(pickle.loads(columns[position])))
+        elif call.function == SUM0:        # a count of 1 says the sum holds a value
+            values.append([columns[position], 0 if columns[position] is None else 1])
         elif call.function in (SUM, AVG):
             values.append([columns[position], columns[position + 1]])
         else:
@@ -110,25 +116,31 @@ def merge(calls: tuple[AggCall, ...], acc: Accumulators, other: Accumulators) ->
     by its `merge(acc, others)`, Flink's AggregateFunction contract)."""
     acc.row_count += other.row_count
     for index, call in enumerate(calls):
-        mine, theirs = acc.values[index], other.values[index]
-        if call.function == UDAF:
-            call.function_instance.merge(mine, [theirs])
-        elif call.keeps_values:
-            for value, count in theirs.items():
-                total = mine.get(value, 0) + count
-                if total == 0:
-                    mine.pop(value, None)
-                else:
-                    mine[value] = total
-        elif call.function == WELFORD_M2:
-            acc.values[index] = merge_welford(mine, theirs)
-        elif call.function in (SUM, AVG):
-            if theirs[0] is not None:
-                mine[0] = theirs[0] if mine[0] is None else mine[0] + theirs[0]
-            mine[1] += theirs[1]
-        else:
-            acc.values[index] = mine + theirs
+        acc.values[index] = merge_call(call, acc.values[index], other.values[index])
     return acc
+
+
+def merge_call(call: AggCall, mine: Any, theirs: Any) -> Any:
+    """One call's accumulator `theirs` merged into `mine`; returns the merged one (`mine`,
+    changed in place, where it is mutable)."""
+    if call.function == UDAF:
+        call.function_instance.merge(mine, [theirs])
+    elif call.keeps_values:
+        for value, count in theirs.items():
+            total = mine.get(value, 0) + count
+            if total == 0:
+                mine.pop(value, None)
+            else:
+                mine[value] = total
+    elif call.function == WELFORD_M2:
+        return merge_welford(mine, theirs)
+    elif call.function in (SUM, SUM0, AVG):
+        if theirs[0] is not None:
+            mine[0] = theirs[0] if mine[0] is None else mine[0] + theirs[0]
+        mine[1] += theirs[1]
+    else:
+        return mine + theirs
+    return mine
 
 
 def create(calls: tuple[AggCall, ...]) -> Accumulators:

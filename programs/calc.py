@@ -277,7 +277,43 @@ CALC_NULL_GREATEST_TIMESTAMPDIFF = _scalar_program(
     "TIMESTAMPDIFF(SECOND, TIMESTAMP '2024-01-01 00:00:00', ts), "
     "TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2024-03-01 00:00:00') FROM Events")
 
+# TO_TIMESTAMP(string, format) as Flink's DateTimeUtils.parseTimestampData reads it: with the
+# pattern, else as JDBC timestamp or date text ('2024-3-9 07:05:02', '2024-03-09'), else NULL,
+# never an error; SHA256 / SHA512 as lowercase hex (streamplan/planner/flink_builtins.py). The
+# rows were printed by Flink 2.3 (tools/flink_compare).
+CALC_PARSED_TIMESTAMPS_AND_DIGESTS = _scalar_program(
+    "calc-parsed-timestamps-and-digests", "TO_TIMESTAMP with a format falls back to JDBC text "
+    "and gives NULL for what it cannot read; SHA256 and SHA512",
+    ("id INT", "s STRING"),
+    [[1, "09.03.2024 07:05"], [2, "2024-3-9 07:05:02"], [3, "not a time"], [4, None]],
+    [[5, "2024-03-09"], [6, "31.12.1999 23:59"]],
+    "Parsed", ("id INT", "ts TIMESTAMP(3)", "day TIMESTAMP(3)", "digest STRING",
+               "long_digest STRING"),
+    ["+I[1, 2024-03-09T07:05, null, "
+      "8bd9206f19f2a32831f79c3655746d17fdc8e196e67a370e7d1b9eb5e48f5871, "
+      "83440ce9d008a792e301934b4d8d1cbab60870c48603773aefc579262a687be0c75be2e658c61d4c"
+      "aef0d1f72322f0eb410ca99e8a6377f7c2bb0f5020f764f9]",
+     "+I[2, 2024-03-09T07:05:02, 2024-03-09T07:05:02, "
+      "2d390f95ad63ffc42ded0db7a768ef8bf0269d5514573dd1895daa84826988a8, "
+      "9a74698d83ef7e8f125a69ae87c9fde38f9ecd4b00e282f12c81b8d22fc34c3529af5cbe8bf3421e"
+      "bae8bd0c80d8c56c9f8ffed7522c3d4a9b45bbc3fcec6d18]",
+     "+I[3, null, null, "
+      "cbfcf9d71dc7cd538151f9768818690e059791f4a919c402e6936a63844e19a5, "
+      "953489ce2847dc62b749a43bb74e700854eac445bece7adcd5b32406aabda77be183e890769484db"
+      "01a748266b9603ba1d185647fc5f032cce1b9a421961037b]",
+     "+I[4, null, null, null, null]"],
+    ["+I[5, 2024-03-09T00:00, 2024-03-09T00:00, "
+      "c7d2b86f148b781454e42a2f3a5ed884437063df7729c7299d53fbdc20d9ae26, "
+      "1f5f60a550fbe6a45af8a93a2deb6ddd46f26c6aeeaf5e6b2ea70ddbdb3249a205aa8c20caf5787c"
+      "f44579b01fce4d3c42723561e2b8c6dd8c3d4cfe2d78043c]",
+     "+I[6, 1999-12-31T23:59, null, "
+      "7669e3e5c3a7b03c778b71cb4862d3387f243b477a624fe969f8a83efed29a21, "
+      "602a48c5df9f29425bb5ac989a3e94f97849aabc8b3925bf625e77cde8869b89797c500103c0aef0"
+      "afe0273d5cb8c8d38c19df0b313fe0b383bd90a03551a033]"],
+    "INSERT INTO Parsed SELECT id, TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
+    "TO_TIMESTAMP(s, 'yyyy-MM-dd'), SHA256(s), SHA512(s) FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
-            CALC_NULL_GREATEST_TIMESTAMPDIFF]
+            CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS]

@@ -155,13 +155,14 @@ ALLOWED_FUNCTIONS = [
     "Minute", "Month", "Nullif", "Overlay", "Pad", "ParseUrl", "Pi", "Pow", "PropertyEQ",
     "Quarter", "Radians", "Rand", "RegexpExtract", "RegexpReplace", "RegexpSplit", "Repeat",
     "Replace", "Reverse", "Right", "Round", "SHA", "SHA2", "Second", "Sign", "Sin", "Sinh",
-    "Sqrt", "StartsWith", "StrPosition", "StrToMap", "StrToUnix", "Struct", "Substring", "Tan",
+    "Sqrt", "StartsWith", "StrPosition", "StrToMap", "StrToTime", "StrToUnix", "Struct", "Substring", "Tan",
     "Tanh", "TimeToStr", "TimestampAdd", "TimestampDiff", "TimestampTrunc", "ToBase64", "Translate", "Trim",
     "Trunc", "TsOrDsAdd", "TsOrDsToDate", "Unhex", "UnixToStr", "Upper", "VarMap", "Week", "WeekOfYear", "Year"]
 ALLOWED_NAMED = [
     "BIN", "BTRIM", "CARDINALITY", "E", "ELEMENT_AT", "ISNOTNULL", "ISNULL", "NAMED_STRUCT",
-    "NOW", "REGEXP", "SPLIT_INDEX", "TIMESTAMP_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_SECONDS",
-    "TO_TIMESTAMP_LTZ", "TRUNCATE", "TYPEOF"]
+    "NOW", "REGEXP", "SHA224", "SHA256", "SHA384", "SHA512", "SPLIT_INDEX", "TIMESTAMP_MICROS",
+    "TIMESTAMP_MILLIS", "TIMESTAMP_SECONDS", "TO_TIMESTAMP_LTZ", "TRUNCATE", "TRY_TO_TIMESTAMP",
+    "TYPEOF"]
 SIZED = ["Pad", "Repeat"]
 
 

@@ -28,6 +28,10 @@ def rewritten(text: str) -> str:
     ("LEAST(a, 2, c)", "CASE WHEN a IS NULL OR 2 IS NULL OR c IS NULL THEN NULL "
                        "ELSE LEAST(a, 2, c) END"),
     ("TIMESTAMPDIFF(SECOND, a, b)", "CAST(TIMESTAMPDIFF(SECOND, a, b) AS INT)"),
+    ("TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm')", "COALESCE(TRY_TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
+                                           "TRY_CAST(TRIM(s) AS TIMESTAMP))"),
+    ("SHA256(s)", "SHA2(s, 256)"),
+    ("SHA224(s)", "SHA2(s, 224)"),
     # a call inside another's argument is rewritten too
     ("EXTRACT(HOUR FROM FLOOR(ts TO DAY))",
      "CAST(EXTRACT(HOUR FROM DATE_TRUNC('DAY', ts)) AS BIGINT)"),
@@ -71,6 +75,10 @@ def test_a_separator_holding_the_regex_quote_end_stays_literal():
     ("SPLIT_INDEX(s, sep, 0)", "SPLIT_INDEX with a separator that is not a non-empty string"),
     ("SPLIT_INDEX(s, '', 0)", "SPLIT_INDEX with a separator that is not a non-empty string"),
     ("SPLIT_INDEX(s, ',')", "SPLIT_INDEX with 2 arguments"),
+    ("TO_TIMESTAMP(s, 'yyyy-MM-dd''T''HH:mm')", "TO_TIMESTAMP(string, format) with a format "
+                                                "that is not a string literal"),
+    ("TO_TIMESTAMP(s, f)", "TO_TIMESTAMP(string, format) with a format that is not a string"),
+    ("SHA256(s, t)", "SHA256 with 2 arguments"),
 ])
 def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
     with pytest.raises(UnsupportedSqlError, match=r"at <test>") as info:
@@ -79,7 +87,8 @@ def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
 
 
 @pytest.mark.parametrize("flink", ["GREATEST(a, LEAST(b, 1))", "TIMESTAMPDIFF(DAY, a, b)",
-                                   "EXTRACT(SECOND FROM ts)", "CEIL(ts TO HOUR)"])
+                                   "EXTRACT(SECOND FROM ts)", "CEIL(ts TO HOUR)",
+                                   "TO_TIMESTAMP(s, 'yyyy-MM-dd')", "SHA512(s)"])
 def test_rewriting_a_rewritten_expression_changes_nothing(flink):
     once = rewritten(flink)
     assert rewritten(once) == once

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 
 from ..errors import UnsupportedSqlError
 from ..types import RowType
@@ -102,9 +103,39 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return exp.WeekOfYear(this=node.this)
     if isinstance(node, exp.Anonymous) and node.name.upper() == "SPLIT_INDEX":
         return _split_index(node)
+    if isinstance(node, exp.StrToTime):
+        return _to_timestamp_with_format(node)
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _SHA_BITS:
+        # Flink's SHA224 / SHA256 / SHA384 / SHA512: Spark's SHA2 of that many bits (hex)
+        if len(node.expressions) != 1:
+            raise _Refused(f"{node.name.upper()} with {len(node.expressions)} arguments (it "
+                           f"takes one)")
+        (argument,) = node.expressions
+        return exp.SHA2(this=argument.copy(),
+                        length=exp.Literal.number(_SHA_BITS[node.name.upper()]))
     return node
 
 
+def _to_timestamp_with_format(node: exp.StrToTime) -> exp.Expression:
+    """Flink's TO_TIMESTAMP(string, format) (DateTimeUtils.parseTimestampData): the string
+    parsed with the pattern, else, as Flink falls back, read as a JDBC timestamp or date
+    ('1999-9-10 05:20:10', '1999-9-10'), else NULL; never an error. Spark's TRY_TO_TIMESTAMP
+    with the same pattern, then TRY_CAST of the trimmed text."""
+    text = _SPARK.generator().format_time(node) if isinstance(node.args.get("format"),
+                                                             exp.Literal) else None
+    if text is None or len(text) < 2 or "'" in text[1:-1]:
+        raise _Refused("TO_TIMESTAMP(string, format) with a format that is not a string "
+                       "literal or that quotes literal text such as 'T' (TO_TIMESTAMP(string) "
+                       "reads ISO text without a format)")
+    pattern = exp.Literal.string(text[1:-1])
+    parsed = exp.Anonymous(this="TRY_TO_TIMESTAMP", expressions=[node.this.copy(), pattern])
+    fallback = exp.TryCast(this=exp.Trim(this=node.this.copy()),
+                           to=exp.DataType.build("TIMESTAMP"), safe=True)
+    return exp.Coalesce(this=parsed, expressions=[fallback])
+
+
+_SPARK = Spark()
+_SHA_BITS = {"SHA224": 224, "SHA256": 256, "SHA384": 384, "SHA512": 512}
 _EPOCH_MILLIS = "TIMESTAMP_MILLIS"
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 

@@ -313,7 +313,33 @@ CALC_PARSED_TIMESTAMPS_AND_DIGESTS = _scalar_program(
     "INSERT INTO Parsed SELECT id, TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
     "TO_TIMESTAMP(s, 'yyyy-MM-dd'), SHA256(s), SHA512(s) FROM Events")
 
+# JSON_VALUE / JSON_QUERY / JSON_EXISTS with Flink's defaults (streamplan/functions/builtins.py):
+# numbers printed as Java's BigDecimal prints them (1.50, 1E+3), NULL for objects, arrays, JSON
+# null, missing paths and text that is not JSON. The rows were printed by Flink 2.3
+# (tools/flink_compare).
+CALC_JSON_FUNCTIONS = _scalar_program(
+    "calc-json-functions", "JSON_VALUE, JSON_QUERY and JSON_EXISTS as Flink reads JSON",
+    ("id INT", "doc STRING"),
+    [[1, '{"user": {"name": "ann", "tags": ["a", "b"]}, "amount": 12.50, "n": 1e3}'],
+     [2, '{"user": {"name": null}, "amount": 7, "n": -0.0, "odd key": true}'],
+     [3, "not json"], [4, None]],
+    [[5, '[{"amount": 1}]'], [6, '{"user": {"name": "bo\\"b", "tags": []}, "amount": 0.1}']],
+    "Extracted", ("id INT", "name STRING", "amount STRING", "n STRING", "tag STRING",
+                  "odd STRING", "user_json STRING", "tags STRING", "has_name BOOLEAN",
+                  "has_tags BOOLEAN"),
+    ["+I[1, ann, 12.50, 1E+3, b, null, {\"name\":\"ann\",\"tags\":[\"a\",\"b\"]}, [\"a\",\"b\"], true, true]",
+     "+I[2, null, 7, 0.0, null, true, {\"name\":null}, null, false, false]",
+     "+I[3, null, null, null, null, null, null, null, false, false]",
+     "+I[4, null, null, null, null, null, null, null, null, null]"],
+    ["+I[5, null, null, null, null, null, null, null, false, false]",
+     "+I[6, bo\"b, 0.1, null, null, null, {\"name\":\"bo\\\"b\",\"tags\":[]}, [], true, true]"],
+    "INSERT INTO Extracted SELECT id, JSON_VALUE(doc, '$.user.name'), "
+    "JSON_VALUE(doc, '$.amount'), JSON_VALUE(doc, '$.n'), JSON_VALUE(doc, '$.user.tags[1]'), "
+    "JSON_VALUE(doc, '$[''odd key'']'), JSON_QUERY(doc, '$.user'), "
+    "JSON_QUERY(doc, '$.user.tags'), JSON_EXISTS(doc, '$.user.name'), "
+    "JSON_EXISTS(doc, '$.user.tags') FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
-            CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS]
+            CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS]

@@ -52,6 +52,14 @@ class TableEnvironment:
     # A plan is data: the 'path' of its tables stays below base_dir unless this allows more.
     allow_paths_outside: bool = False
 
+    def __post_init__(self) -> None:
+        # Flink built-ins that run as Python functions (streamplan/functions/builtins.py)
+        from .functions.builtins import BUILTINS
+
+        for name, implementation in BUILTINS.items():
+            if name.lower() not in self.functions:
+                self._register_function(name, implementation, temporary_system=True)
+
     def session(self):
         if self.spark is None:
             from .runtime.session import spark_session

@@ -310,7 +310,7 @@ def test_for_node_is_for_ported_programs_and_must_name_a_node():
         ported.for_node(7)
     from harness.discovery import node_of
 
-    program = (ported.for_node("incremental-group-aggregate").setup_table_source(source_builder().build())
+    program = (ported.for_node("match").setup_table_source(source_builder().build())
                .setup_table_sink(sink_step()).run_sql("INSERT INTO Snk SELECT * FROM Src").build())
-    with rejected("no exec node 'incremental-group-aggregate'; known: "):
+    with rejected("no exec node 'match'; known: "):
         node_of(program)

@@ -639,3 +639,12 @@ def test_more_unsupported_constructs_are_located(sql, construct, column, points_
 def test_backslash_escapes_a_quote_inside_strings_as_in_spark():
     insert = parse_statement(r"INSERT INTO t SELECT 'a\';b' AS v FROM u")
     assert insert.query.expressions[0].this.this == "a';b"
+
+
+def test_a_doubled_quote_in_a_string_literal_is_one_quote_as_in_flink():
+    # Spark's dialect would read 'it''s' as two adjacent literals and join them ("its")
+    statement = parse_statement("INSERT INTO S SELECT 'it''s', CONCAT(a, 'x''''y'), '', "
+                                "'a\\'b' FROM T")
+    literals = sorted(node.this for node in statement.query.find_all(exp.Literal)
+                      if node.is_string)
+    assert literals == ["", "a'b", "it's", "x''y"]

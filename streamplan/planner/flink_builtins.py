@@ -105,6 +105,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _split_index(node)
     if isinstance(node, exp.StrToTime):
         return _to_timestamp_with_format(node)
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _JSON_FUNCTIONS:
+        _check_json_call(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _SHA_BITS:
         # Flink's SHA224 / SHA256 / SHA384 / SHA512: Spark's SHA2 of that many bits (hex)
         if len(node.expressions) != 1:
@@ -114,6 +116,26 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return exp.SHA2(this=argument.copy(),
                         length=exp.Literal.number(_SHA_BITS[node.name.upper()]))
     return node
+
+
+_JSON_FUNCTIONS = ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS")
+
+
+def _check_json_call(node: exp.Anonymous) -> None:
+    """JSON_VALUE / JSON_QUERY / JSON_EXISTS run as Python functions
+    (streamplan/functions/builtins.py) with Flink's defaults: two arguments, the path a string
+    literal of the steps they read."""
+    from ..functions.builtins import json_path_steps
+
+    name = node.name.upper()
+    if len(node.expressions) != 2:
+        raise _Refused(f"{name} with {len(node.expressions)} arguments (the JSON text and a "
+                       f"path; RETURNING and ON EMPTY / ON ERROR clauses are not supported)")
+    path = node.expressions[1]
+    if not (isinstance(path, exp.Literal) and path.is_string
+            and json_path_steps(path.this) is not None):
+        raise _Refused(f"{name} with the path {path.sql(dialect='spark')[:60]} (a string "
+                       f"literal of '$', '.key', \"['key']\" and '[n]' steps is supported)")
 
 
 def _to_timestamp_with_format(node: exp.StrToTime) -> exp.Expression:

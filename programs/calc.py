@@ -339,7 +339,29 @@ CALC_JSON_FUNCTIONS = _scalar_program(
     "JSON_QUERY(doc, '$.user.tags'), JSON_EXISTS(doc, '$.user.name'), "
     "JSON_EXISTS(doc, '$.user.tags') FROM Events")
 
+# Arrays in expressions as Flink reads them (streamplan/planner/flink_builtins.py): SPLIT at a
+# literal delimiter (Spark's splits at a regular expression), empty pieces kept, an empty array
+# for ''; a subscript from 1 (Spark's [] from 0), NULL past the end. The rows were printed by
+# Flink 2.3 (tools/flink_compare).
+CALC_ARRAY_SUBSCRIPTS = _scalar_program(
+    "calc-array-subscripts", "SPLIT at a literal delimiter and array subscripts from 1",
+    ("id INT", "s STRING", "i INT"),
+    [[1, "a.b", 1], [2, "a,b,,c", 2], [3, "", 3], [4, None, None]],
+    [[5, "x::y::", 0], [6, "a,b,", 9]],
+    "Pieces", ("id INT", "first_dot STRING", "second_comma STRING", "nth_comma STRING",
+               "pieces INT", "colons INT", "last_colon STRING", "picked STRING"),
+    ["+I[1, a, null, a.b, 1, 1, null, p]",
+     "+I[2, a,b,,c, b, b, 4, 1, null, q]",
+     "+I[3, null, null, null, 0, 0, null, ]",
+     "+I[4, null, null, null, null, null, null, null]"],
+    ["+I[5, x::y::, null, null, 1, 3, , null]",
+     "+I[6, a,b,, b, null, 3, 1, null, null]"],
+    "INSERT INTO Pieces SELECT id, SPLIT(s, '.')[1], SPLIT(s, ',')[2], SPLIT(s, ',')[i], "
+    "CARDINALITY(SPLIT(s, ',')), CARDINALITY(SPLIT(s, '::')), SPLIT(s, '::')[3], "
+    "ARRAY['p', 'q', s][i] FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
-            CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS]
+            CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
+            CALC_ARRAY_SUBSCRIPTS]

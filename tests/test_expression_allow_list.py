@@ -147,7 +147,7 @@ ALLOWED_STRUCTURE = [
     "Interval", "Is", "LT", "LTE", "Like", "Literal", "Mod", "Mul", "NEQ", "Neg", "Not", "Null",
     "NullSafeEQ", "NullSafeNEQ", "Or", "Paren", "RegexpLike", "Sub", "TryCast", "Var"]
 ALLOWED_FUNCTIONS = [
-    "Abs", "Acos", "Array", "ArrayContains", "ArraySize", "Ascii", "Asin", "Atan", "Atan2",
+    "Abs", "Acos", "Array", "ArrayContains", "ArrayRemove", "ArraySize", "Ascii", "Asin", "Atan", "Atan2",
     "Cbrt", "Ceil", "Chr", "Coalesce", "Concat", "ConcatWs", "Cos", "Cosh", "Cot", "CurrentDate",
     "CurrentTimestamp", "DateDiff", "DayOfMonth", "DayOfWeek", "DayOfYear", "Degrees", "Elt",
     "EndsWith", "Exp", "Floor", "FromBase64", "Greatest", "Hex", "Hour", "Initcap", "IsNan",

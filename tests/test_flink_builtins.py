@@ -31,6 +31,10 @@ def rewritten(text: str) -> str:
     ("TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm')", "COALESCE(TRY_TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
                                            "TRY_CAST(TRIM(s) AS TIMESTAMP))"),
     ("SHA256(s)", "SHA2(s, 256)"),
+    ("SPLIT(s, '.')[2]", "TRY_ELEMENT_AT(CASE WHEN s = '' THEN ARRAY_REMOVE(SPLIT(s, '\\\\Q.\\\\E', "
+                         "-1), '') ELSE SPLIT(s, '\\\\Q.\\\\E', -1) END, 2)"),
+    ("ARRAY[a, b][i]", "CASE WHEN i >= 1 THEN TRY_ELEMENT_AT(ARRAY(a, b), i) END"),
+    ("STR_TO_MAP(s)['k']", "STR_TO_MAP(s, ',', ':')['k']"),     # a map's key stays
     ("SHA224(s)", "SHA2(s, 224)"),
     # a call inside another's argument is rewritten too
     ("EXTRACT(HOUR FROM FLOOR(ts TO DAY))",
@@ -79,6 +83,8 @@ def test_a_separator_holding_the_regex_quote_end_stays_literal():
                                                 "that is not a string literal"),
     ("TO_TIMESTAMP(s, f)", "TO_TIMESTAMP(string, format) with a format that is not a string"),
     ("SHA256(s, t)", "SHA256 with 2 arguments"),
+    ("SPLIT(s, d)", "SPLIT with a delimiter that is not a non-empty string literal"),
+    ("ARRAY[a][0]", "an array index of 0"),
 ])
 def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
     with pytest.raises(UnsupportedSqlError, match=r"at <test>") as info:
@@ -88,7 +94,8 @@ def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
 
 @pytest.mark.parametrize("flink", ["GREATEST(a, LEAST(b, 1))", "TIMESTAMPDIFF(DAY, a, b)",
                                    "EXTRACT(SECOND FROM ts)", "CEIL(ts TO HOUR)",
-                                   "TO_TIMESTAMP(s, 'yyyy-MM-dd')", "SHA512(s)"])
+                                   "TO_TIMESTAMP(s, 'yyyy-MM-dd')", "SHA512(s)",
+                                   "SPLIT(s, ',')[1]", "ARRAY[a][i]"])
 def test_rewriting_a_rewritten_expression_changes_nothing(flink):
     once = rewritten(flink)
     assert rewritten(once) == once

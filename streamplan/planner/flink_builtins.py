@@ -105,6 +105,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _split_index(node)
     if isinstance(node, exp.StrToTime):
         return _to_timestamp_with_format(node)
+    if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is None:
+        return _split(node)
+    if isinstance(node, exp.Bracket) and node.args.get("offset") != 1 and \
+            not isinstance(node.this, _MAPS):
+        return _array_element(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _JSON_FUNCTIONS:
         _check_json_call(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _SHA_BITS:
@@ -236,6 +241,45 @@ def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:
                                 true=floor.copy())], default=later)
 
 
+_MAPS = (exp.StrToMap, exp.VarMap, exp.Map)
+
+
+def _quoted(separator: str) -> exp.Literal:
+    """A literal separator as the Java regular expression Spark splits at: \\Q...\\E."""
+    return exp.Literal.string("\\Q" + separator.replace("\\E", "\\E\\\\E\\Q") + "\\E")
+
+
+def _split(node: exp.RegexpSplit) -> exp.Expression:
+    """Flink's SPLIT(str, delimiter): the pieces of str at every occurrence of the delimiter
+    taken literally, empty pieces kept (trailing ones too), an empty array for an empty str;
+    Spark's SPLIT takes a regular expression and gives [''] for ''."""
+    text, separator = node.this, node.expression
+    if not (isinstance(separator, exp.Literal) and separator.is_string and separator.this):
+        raise _Refused("SPLIT with a delimiter that is not a non-empty string literal")
+    pieces = exp.RegexpSplit(this=text.copy(), expression=_quoted(separator.this),
+                             limit=exp.Literal.number(-1))
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=text.copy(), expression=exp.Literal.string("")),
+                                true=exp.ArrayRemove(this=pieces.copy(),
+                                                     expression=exp.Literal.string("")))],
+                    default=pieces)
+
+
+def _array_element(node: exp.Bracket) -> exp.Expression:
+    """An array subscript arr[i]: Flink's arrays start at 1 (Spark's [] at 0), and an index
+    past the end is NULL: Spark's TRY_ELEMENT_AT, and NULL for an index below 1 (Flink refuses
+    a literal one)."""
+    if len(node.expressions) != 1:
+        return node
+    (index,) = node.expressions
+    element = exp.Bracket(this=node.this.copy(), expressions=[index.copy()], offset=1, safe=True)
+    if isinstance(index, exp.Literal) and not index.is_string:
+        if int(index.this) < 1:
+            raise _Refused(f"an array index of {index.this} (Flink's arrays start at 1)")
+        return element
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=index.copy(), expression=exp.Literal.number(1)),
+                                true=element)])
+
+
 def _split_index(node: exp.Anonymous) -> exp.Expression:
     """Flink's SPLIT_INDEX(str, separator, index): the index-th (from 0) piece of str split at
     every occurrence of the separator taken literally (StringUtils
@@ -247,9 +291,8 @@ def _split_index(node: exp.Anonymous) -> exp.Expression:
     text, separator, index = (arg.copy() for arg in node.expressions)
     if not (isinstance(separator, exp.Literal) and separator.is_string and separator.this):
         raise _Refused("SPLIT_INDEX with a separator that is not a non-empty string literal")
-    # Spark splits at a regular expression: \Q...\E quotes the separator (Java regex).
-    pattern = exp.Literal.string("\\Q" + separator.this.replace("\\E", "\\E\\\\E\\Q") + "\\E")
-    pieces = exp.RegexpSplit(this=text.copy(), expression=pattern, limit=exp.Literal.number(-1))
+    pieces = exp.RegexpSplit(this=text.copy(), expression=_quoted(separator.this),
+                             limit=exp.Literal.number(-1))
     piece = exp.Anonymous(this="TRY_ELEMENT_AT",
                           expressions=[pieces, exp.Add(this=index.copy(),
                                                        expression=exp.Literal.number(1))])

@@ -61,7 +61,7 @@ _FUNCTIONS = (
     exp.WeekOfYear, exp.StrToTime,
     # conditional and collections
     exp.Coalesce, exp.Nullif, exp.Array, exp.VarMap, exp.Struct, exp.ArraySize,
-    exp.ArrayContains, exp.PropertyEQ,
+    exp.ArrayContains, exp.PropertyEQ, exp.ArrayRemove,
 )
 # Functions sqlglot has no class for (it reads them as exp.Anonymous), by upper-case name.
 _NAMED_FUNCTIONS = frozenset({

@@ -360,8 +360,28 @@ CALC_ARRAY_SUBSCRIPTS = _scalar_program(
     "CARDINALITY(SPLIT(s, ',')), CARDINALITY(SPLIT(s, '::')), SPLIT(s, '::')[3], "
     "ARRAY['p', 'q', s][i] FROM Events")
 
+# Where Spark's function means something else by default (streamplan/sql/dialect.py,
+# streamplan/planner/flink_builtins.py): REGEXP_EXTRACT without a group is the whole match and
+# NULL when nothing matches (Spark: group 1, ''); STR_TO_MAP splits keys from values at '='
+# (Spark: ':'); a BOOLEAN cast to STRING is TRUE / FALSE (Spark: true / false). The rows were
+# printed by Flink 2.3 (tools/flink_compare).
+CALC_FLINK_DEFAULTS = _scalar_program(
+    "calc-flink-defaults", "REGEXP_EXTRACT, STR_TO_MAP and BOOLEAN text with Flink's defaults",
+    ("id INT", "s STRING", "ok BOOLEAN"),
+    [[1, "user=ann,age=7", True], [2, "nothing here", False], [3, None, None]],
+    [[4, "age=12", True]],
+    "Defaults", ("id INT", "whole STRING", "digits STRING", "age STRING", "ok_text STRING",
+                 "matched STRING"),
+    ["+I[1, age=7, 7, 7, TRUE, TRUE]",
+     "+I[2, null, null, null, FALSE, FALSE]",
+     "+I[3, null, null, null, null, null]"],
+    ["+I[4, age=12, 12, 12, TRUE, TRUE]"],
+    "INSERT INTO Defaults SELECT id, REGEXP_EXTRACT(s, 'age=[0-9]+'), "
+    "REGEXP_EXTRACT(s, 'age=([0-9]+)', 1), STR_TO_MAP(s)['age'], CAST(ok AS STRING), "
+    "CAST(s LIKE '%=%' AS STRING) FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
-            CALC_ARRAY_SUBSCRIPTS]
+            CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS]

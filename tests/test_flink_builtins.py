@@ -31,6 +31,7 @@ def rewritten(text: str) -> str:
     ("TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm')", "COALESCE(TRY_TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
                                            "TRY_CAST(TRIM(s) AS TIMESTAMP))"),
     ("SHA256(s)", "SHA2(s, 256)"),
+    ("REGEXP_EXTRACT(s, 'a(b)', 1)", "CASE WHEN s RLIKE 'a(b)' THEN REGEXP_EXTRACT(s, 'a(b)') END"),
     ("SPLIT(s, '.')[2]", "TRY_ELEMENT_AT(CASE WHEN s = '' THEN ARRAY_REMOVE(SPLIT(s, '\\\\Q.\\\\E', "
                          "-1), '') ELSE SPLIT(s, '\\\\Q.\\\\E', -1) END, 2)"),
     ("ARRAY[a, b][i]", "CASE WHEN i >= 1 THEN TRY_ELEMENT_AT(ARRAY(a, b), i) END"),
@@ -84,6 +85,7 @@ def test_a_separator_holding_the_regex_quote_end_stays_literal():
     ("TO_TIMESTAMP(s, f)", "TO_TIMESTAMP(string, format) with a format that is not a string"),
     ("SHA256(s, t)", "SHA256 with 2 arguments"),
     ("SPLIT(s, d)", "SPLIT with a delimiter that is not a non-empty string literal"),
+    ("TRUNCATE(x, 2)", "TRUNCATE(x, n) with a number of decimals"),
     ("ARRAY[a][0]", "an array index of 0"),
 ])
 def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
@@ -155,3 +157,16 @@ def test_an_expression_spark_fails_on_internally_is_a_planning_error_naming_it(s
     with pytest.raises(PlanningError, match=r"<where>: Spark could not resolve the "
                                             r"expression\(s\) to_timestamp_ltz\(v, 3\)"):
         SparkTypeResolver(spark).resolve(row, ["to_timestamp_ltz(v, 3)"], None, "<where>")
+
+
+def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
+    from streamplan.types import Field, RowType, SqlType
+
+    row = RowType((Field("ok", SqlType("BOOLEAN")), Field("a", SqlType("INT"))))
+    rewrite = lambda text: spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>",
+                                         row).sql(dialect="spark")
+    assert rewrite("CAST(ok AS STRING)") == \
+        "CASE WHEN ok THEN 'TRUE' WHEN NOT (ok) THEN 'FALSE' END"
+    assert rewrite("CAST(a > 1 AS STRING)") == \
+        "CASE WHEN a > 1 THEN 'TRUE' WHEN NOT (a > 1) THEN 'FALSE' END"
+    assert rewrite("CAST(a AS STRING)") == "CAST(a AS STRING)"      # not a BOOLEAN

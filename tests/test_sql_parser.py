@@ -648,3 +648,12 @@ def test_a_doubled_quote_in_a_string_literal_is_one_quote_as_in_flink():
     literals = sorted(node.this for node in statement.query.find_all(exp.Literal)
                       if node.is_string)
     assert literals == ["", "a'b", "it's", "x''y"]
+
+
+def test_functions_whose_omitted_arguments_mean_something_else_in_spark_get_flinks():
+    # REGEXP_EXTRACT's default group is 0 (the whole match) and STR_TO_MAP's key-value
+    # delimiter '=' in Flink; Spark's are 1 and ':' (streamplan/sql/dialect.py)
+    statement = parse_statement("INSERT INTO S SELECT REGEXP_EXTRACT(s, 'a(b)'), "
+                                "STR_TO_MAP(s) FROM T")
+    assert statement.query.sql(dialect="spark") == (
+        "SELECT REGEXP_EXTRACT(s, 'a(b)', 0), STR_TO_MAP(s, ',', '=') FROM T")

@@ -25,7 +25,7 @@ def spark_builtins(expression: exp.Expression, where: str,
     naming `where`."""
     def rewrite(node: exp.Expression) -> exp.Expression:
         if input_row is not None and isinstance(node, (exp.Cast, exp.TryCast)):
-            return _timestamp_string(node, input_row)
+            return _boolean_string(_timestamp_string(node, input_row), input_row)
         if isinstance(node, exp.Anonymous) and node.name.upper() == "TO_TIMESTAMP_LTZ":
             return _to_timestamp_ltz(node, input_row)
         return _rewrite(node)
@@ -46,6 +46,30 @@ def spark_builtins(expression: exp.Expression, where: str,
     except _Refused as refused:
         raise UnsupportedSqlError(f"{refused} at {where}") from None
     return root
+
+
+def _boolean_string(node: exp.Expression, input_row: RowType) -> exp.Expression:
+    """CAST(b AS STRING) of a BOOLEAN: Flink prints TRUE / FALSE, Spark true / false. A
+    BOOLEAN is a predicate or a BOOLEAN column (other expressions' types are not known
+    here: left to Spark)."""
+    if not isinstance(node, (exp.Cast, exp.TryCast)) or not _is_text(node.to):
+        return node
+    value = node.this
+    if isinstance(value, exp.Paren):
+        value = value.this
+    is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean)) or (
+        isinstance(value, exp.Anonymous) and value.name.upper() == "REGEXP") or (
+        isinstance(value, exp.Column) and value.name in input_row.names
+        and input_row.fields[input_row.names.index(value.name)].type.name == "BOOLEAN")
+    if not is_boolean:
+        return node
+    return exp.Case(ifs=[exp.If(this=value.copy(), true=exp.Literal.string("TRUE")),
+                         exp.If(this=exp.Not(this=exp.Paren(this=value.copy())),
+                                true=exp.Literal.string("FALSE"))])
+
+
+def _is_text(to: exp.DataType) -> bool:
+    return to.this in (exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR) and not to.expressions
 
 
 def _timestamp_string(node: exp.Cast, input_row: RowType) -> exp.Expression:
@@ -105,6 +129,14 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _split_index(node)
     if isinstance(node, exp.StrToTime):
         return _to_timestamp_with_format(node)
+    if isinstance(node, exp.RegexpExtract) and not _guarded_extract(node):
+        # Flink's REGEXP_EXTRACT is NULL when the regex does not match (Spark's gives '')
+        return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=node.this.copy(),
+                                                        expression=node.expression.copy()),
+                                    true=node.copy())])
+    if isinstance(node, exp.Trunc) and node.args.get("decimals") is not None:
+        raise _Refused("TRUNCATE(x, n) with a number of decimals (Spark has no numeric "
+                       "truncation to a number of decimals)")
     if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is None:
         return _split(node)
     if isinstance(node, exp.Bracket) and node.args.get("offset") != 1 and \
@@ -242,6 +274,14 @@ def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:
 
 
 _MAPS = (exp.StrToMap, exp.VarMap, exp.Map)
+
+
+def _guarded_extract(node: exp.RegexpExtract) -> bool:
+    """Whether the call is already the value of `CASE WHEN str RLIKE regex THEN ... END`."""
+    branch = node.parent
+    return (isinstance(branch, exp.If) and node.arg_key == "true"
+            and isinstance(branch.this, exp.RegexpLike)
+            and branch.this.this == node.this and branch.this.expression == node.expression)
 
 
 def _quoted(separator: str) -> exp.Literal:

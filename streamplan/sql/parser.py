@@ -33,6 +33,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from streamplan.durations import INTERVAL_UNITS_MS, bounded_decimal
+from streamplan.sql.dialect import FlinkSql
 from streamplan.errors import SqlSyntaxError
 from streamplan.sql.ast import (
     CreateFunction, ColumnDef, CompilePlan, CreateTable, CreateView, Distribution, ExecutePlan, ExplainPlan, Hint, Insert, MigratePlan,
@@ -849,7 +850,7 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
     fragment = _window_tvf_tables(src, src.text[start:tokens[-1].end], tokens, start)
     fragment = _doubled_quotes(fragment, tokens, start)
     try:
-        return sqlglot.parse_one(fragment, read="spark", into=into)
+        return sqlglot.parse_one(fragment, read=FlinkSql, into=into)
     except ParseError as error:
         raise _translate(src, start, fragment, error) from error
     except TokenError as error:

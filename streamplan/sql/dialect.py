@@ -1,0 +1,27 @@
+"""Flink SQL as the planner reads it: sqlglot's Spark dialect (the plan holds Spark SQL), with
+Flink's defaults where a function's omitted arguments mean something else in Spark:
+
+* REGEXP_EXTRACT(str, regex) extracts the whole match (Flink's group 0; Spark's default is 1);
+* STR_TO_MAP(str[, pairs]) splits keys from values at '=' (Spark's default is ':').
+
+The rendered Spark SQL names the argument, so a plan holds Flink's meaning explicitly. Only
+user SQL is read with this dialect; plan expressions are Spark SQL (streamplan.sql.expressions).
+"""
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+from sqlglot.helper import seq_get
+
+
+class FlinkSql(Spark):
+    REGEXP_EXTRACT_DEFAULT_GROUP = 0
+
+    class Parser(Spark.Parser):
+        FUNCTIONS = {
+            **Spark.Parser.FUNCTIONS,
+            "STR_TO_MAP": lambda args: exp.StrToMap(
+                this=seq_get(args, 0),
+                pair_delim=seq_get(args, 1) or exp.Literal.string(","),
+                key_value_delim=seq_get(args, 2) or exp.Literal.string("=")),
+        }

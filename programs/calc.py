@@ -380,8 +380,32 @@ CALC_FLINK_DEFAULTS = _scalar_program(
     "REGEXP_EXTRACT(s, 'age=([0-9]+)', 1), STR_TO_MAP(s)['age'], CAST(ok AS STRING), "
     "CAST(s LIKE '%=%' AS STRING) FROM Events")
 
+# Logarithms at and below 0 (Flink's -Infinity and NaN; Spark's NULL) and the text of computed
+# timestamps (their precision's fractional digits, as Flink prints a TIMESTAMP(3); Spark drops
+# trailing zeros) (streamplan/planner/flink_builtins.py). The rows were printed by Flink 2.3
+# (tools/flink_compare).
+CALC_LOGARITHMS_AND_TIMESTAMP_TEXT = _scalar_program(
+    "calc-logarithms-and-timestamp-text", "LN and LOG at and below 0; the text of computed "
+    "timestamps keeps their precision",
+    ("id INT", "d DOUBLE", "ts TIMESTAMP(3)", "s STRING"),
+    [[1, 2.25, "2024-03-09 07:05:02.250", "2024-03-09 07:05:02"], [2, 0.0, None, None],
+     [3, None, "1999-12-31 23:59:59.999", "2000-01-01 00:00:00"]],
+    [[4, -0.5, "2024-02-29 12:00:00", "2024-02-29 12:00:00.5"]],
+    "Logs", ("id INT", "ln_d DOUBLE", "log10_d DOUBLE", "log2_d DOUBLE", "later STRING",
+             "day STRING", "parsed STRING"),
+    ["+I[1, 0.8109302162163288, 0.3521825181113625, 1.1699250014423124, "
+      "2024-03-09 08:35:02.250, 2024-03-09 00:00:00.000, 2024-03-09 07:05:02.000]",
+     "+I[2, -Infinity, -Infinity, -Infinity, null, null, null]",
+     "+I[3, null, null, null, 2000-01-01 01:29:59.999, 1999-12-31 00:00:00.000, "
+      "2000-01-01 00:00:00.000]"],
+    ["+I[4, NaN, NaN, NaN, 2024-02-29 13:30:00.000, 2024-02-29 00:00:00.000, "
+      "2024-02-29 12:00:00.500]"],
+    "INSERT INTO Logs SELECT id, LN(d), LOG10(d), LOG2(d), "
+    "CAST(ts + INTERVAL '90' MINUTE AS STRING), CAST(FLOOR(ts TO DAY) AS STRING), "
+    "CAST(TO_TIMESTAMP(s) AS STRING) FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
-            CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS]
+            CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT]

@@ -31,6 +31,9 @@ def rewritten(text: str) -> str:
     ("TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm')", "COALESCE(TRY_TO_TIMESTAMP(s, 'dd.MM.yyyy HH:mm'), "
                                            "TRY_CAST(TRIM(s) AS TIMESTAMP))"),
     ("SHA256(s)", "SHA2(s, 256)"),
+    ("LN(x)", "CASE WHEN x < 0 THEN CAST('NaN' AS DOUBLE) WHEN x = 0 THEN "
+              "CAST('-Infinity' AS DOUBLE) ELSE LN(x) END"),
+    ("LOG(b, x)", "LOG(b, x)"),                # a base that is not a literal: Spark's
     ("REGEXP_EXTRACT(s, 'a(b)', 1)", "CASE WHEN s RLIKE 'a(b)' THEN REGEXP_EXTRACT(s, 'a(b)') END"),
     ("SPLIT(s, '.')[2]", "TRY_ELEMENT_AT(CASE WHEN s = '' THEN ARRAY_REMOVE(SPLIT(s, '\\\\Q.\\\\E', "
                          "-1), '') ELSE SPLIT(s, '\\\\Q.\\\\E', -1) END, 2)"),
@@ -170,3 +173,16 @@ def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
     assert rewrite("CAST(a > 1 AS STRING)") == \
         "CASE WHEN a > 1 THEN 'TRUE' WHEN NOT (a > 1) THEN 'FALSE' END"
     assert rewrite("CAST(a AS STRING)") == "CAST(a AS STRING)"      # not a BOOLEAN
+
+
+def test_the_text_of_a_computed_timestamp_keeps_its_precision():
+    from streamplan.types import Field, RowType, SqlType
+
+    row = RowType((Field("ts", SqlType("TIMESTAMP", (3,))), Field("s", SqlType("STRING"))))
+    rewrite = lambda text: spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>",
+                                         row).sql(dialect="spark")
+    assert rewrite("CAST(ts + INTERVAL '1' HOUR AS STRING)") == \
+        "DATE_FORMAT(ts + INTERVAL '1' HOUR, 'yyyy-MM-dd HH:mm:ss.SSS')"
+    assert rewrite("CAST(TO_TIMESTAMP(s) AS STRING)") == \
+        "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSS')"
+    assert rewrite("CAST(s AS STRING)") == "CAST(s AS STRING)"

@@ -94,6 +94,16 @@ def _timestamp_precision(node: exp.Expression, input_row: RowType) -> Optional[i
     (rewritten to Spark's TIMESTAMP_MILLIS); None otherwise."""
     if isinstance(node, exp.Anonymous) and node.name.upper() == _EPOCH_MILLIS:
         return 3
+    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
+        return _timestamp_precision(node.this, input_row)        # ts +/- INTERVAL ...
+    if isinstance(node, exp.TimestampTrunc):                       # FLOOR(ts TO unit)
+        return _timestamp_precision(node.this, input_row)
+    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP \
+            and not node.to.expressions:                           # TO_TIMESTAMP(s)
+        return 3
+    if isinstance(node, exp.Coalesce) and isinstance(node.this, exp.Anonymous) \
+            and node.this.name.upper() == "TRY_TO_TIMESTAMP":      # TO_TIMESTAMP(s, format)
+        return 3
     if not isinstance(node, exp.Column) or node.name not in input_row.names:
         return None
     sql_type = input_row.field(node.name).type
@@ -134,6 +144,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=node.this.copy(),
                                                         expression=node.expression.copy()),
                                     true=node.copy())])
+    if isinstance(node, (exp.Ln, exp.Log)) and not _is_case_default(node):
+        return _logarithm(node)
     if isinstance(node, exp.Trunc) and node.args.get("decimals") is not None:
         raise _Refused("TRUNCATE(x, n) with a number of decimals (Spark has no numeric "
                        "truncation to a number of decimals)")
@@ -274,6 +286,32 @@ def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:
 
 
 _MAPS = (exp.StrToMap, exp.VarMap, exp.Map)
+
+
+def _is_case_default(node: exp.Expression) -> bool:
+    return isinstance(node.parent, exp.Case) and node.arg_key == "default"
+
+
+def _logarithm(node: exp.Expression) -> exp.Expression:
+    """LN / LOG / LOG10 / LOG2 of a value at or below 0: Flink's (Java's Math.log) -Infinity
+    for 0 and NaN below; Spark's are NULL. LOG(base, x) with a base that is not a literal above
+    1 is left to Spark."""
+    if isinstance(node, exp.Log):
+        base, value = node.this, node.expression
+        if value is None or not (isinstance(base, exp.Literal) and not base.is_string
+                                 and float(base.this) > 1):
+            return node
+    else:
+        value = node.this
+
+    def double(text: str) -> exp.Expression:
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("DOUBLE"))
+
+    return exp.Case(ifs=[exp.If(this=exp.LT(this=value.copy(), expression=exp.Literal.number(0)),
+                                true=double("NaN")),
+                         exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)),
+                                true=double("-Infinity"))],
+                    default=node.copy())
 
 
 def _guarded_extract(node: exp.RegexpExtract) -> bool:

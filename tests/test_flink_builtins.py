@@ -186,3 +186,28 @@ def test_the_text_of_a_computed_timestamp_keeps_its_precision():
     assert rewrite("CAST(TO_TIMESTAMP(s) AS STRING)") == \
         "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSS')"
     assert rewrite("CAST(s AS STRING)") == "CAST(s AS STRING)"
+
+
+def test_regexp_replace_takes_its_replacement_literally_as_flink_does(spark):
+    """Flink's REGEXP_REPLACE writes '$1' and backslashes as they are (PyFlink 2.3 printed
+    'he$1$1$1$1o' for the first call on 'hello'); Spark's would read them as group references
+    and escapes. A datetime pattern with a week-based letter is refused while planning (Spark
+    fails the running query on it)."""
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    program = (
+        TableTestProgram.of("regexp-replace-literal", "literal replacements")
+        .setup_table_source(SourceTestStep.new_builder("V").add_schema("s STRING", "r STRING")
+                            .producing_before_restore(["hello", "$0"])
+                            .producing_after_restore([None, "x"]).build())
+        .setup_table_sink(SinkTestStep.new_builder("S")
+                          .add_schema("a STRING", "b STRING", "c STRING")
+                          .consuming_before_restore("+I[he$1$1$1$1o, he_o, he$0$0o]")
+                          .consuming_after_restore("+I[null, null, null]").build())
+        .run_sql("INSERT INTO S SELECT REGEXP_REPLACE(s, '(l)', '$1$1'), "
+                 "REGEXP_REPLACE(s, 'l+', '_'), REGEXP_REPLACE(s, 'l', r) FROM V")
+        .build())
+    run_semantic(program, spark)
+    with pytest.raises(UnsupportedSqlError, match="the datetime pattern letter 'w'"):
+        rewritten("DATE_FORMAT(ts, 'yyyy-ww')")

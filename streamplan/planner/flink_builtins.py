@@ -149,6 +149,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Trunc) and node.args.get("decimals") is not None:
         raise _Refused("TRUNCATE(x, n) with a number of decimals (Spark has no numeric "
                        "truncation to a number of decimals)")
+    if isinstance(node, exp.RegexpReplace) and not _quoted_replacement(node):
+        return _literal_replacement(node)
+    if isinstance(node, (exp.TimeToStr, exp.StrToTime, exp.StrToUnix, exp.UnixToStr)):
+        _check_pattern(node)
     if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is None:
         return _split(node)
     if isinstance(node, exp.Bracket) and node.args.get("offset") != 1 and \
@@ -286,6 +290,53 @@ def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:
 
 
 _MAPS = (exp.StrToMap, exp.VarMap, exp.Map)
+
+
+_WEEK_LETTERS = frozenset("wWuec")
+
+
+def _check_pattern(node: exp.Expression) -> None:
+    """A datetime pattern with a week-based letter (w, W, u, e, c) outside quotes: Flink
+    formats with it, Spark 3+ fails the running query (DATETIME_PATTERN_RECOGNITION), so it is
+    refused while planning."""
+    if not isinstance(node.args.get("format"), exp.Literal):
+        return
+    text, quoted = _SPARK.generator().format_time(node) or "", False
+    for char in text.strip("'"):
+        if char == "'":
+            quoted = not quoted
+        elif not quoted and char in _WEEK_LETTERS:
+            raise _Refused(f"the datetime pattern letter '{char}' (week-based: Spark does not "
+                           f"format or parse it)")
+
+
+def _quoted_replacement(node: exp.RegexpReplace) -> bool:
+    """Whether the replacement is already literal for Java's replaceAll (rewritten before)."""
+    replacement = node.args.get("replacement")
+    if isinstance(replacement, exp.Literal):
+        text = replacement.this
+        return "$" not in text.replace("\\$", "") and "\\" not in text.replace("\\$", "").replace(
+            "\\\\", "")
+    return isinstance(replacement, exp.Replace) and isinstance(replacement.this, exp.Replace)
+
+
+def _literal_replacement(node: exp.RegexpReplace) -> exp.Expression:
+    """Flink's REGEXP_REPLACE takes the replacement literally ('$1' is the text $1); Spark's
+    (Java's replaceAll) reads $n and backslashes: they are escaped."""
+    replacement = node.args.get("replacement")
+    if replacement is None:
+        return node
+    if isinstance(replacement, exp.Literal) and replacement.is_string:
+        escaped = exp.Literal.string(replacement.this.replace("\\", "\\\\").replace("$", "\\$"))
+    else:
+        escaped = exp.Replace(this=exp.Replace(this=replacement.copy(),
+                                               expression=exp.Literal.string("\\"),
+                                               replacement=exp.Literal.string("\\\\")),
+                              expression=exp.Literal.string("$"),
+                              replacement=exp.Literal.string("\\$"))
+    new = node.copy()
+    new.set("replacement", escaped)
+    return new
 
 
 def _is_case_default(node: exp.Expression) -> bool:

@@ -1,4 +1,6 @@
 """Programs for stream-exec-calc: projections and filters evaluated by Spark; row kinds pass through."""
+from decimal import Decimal
+
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 
 from . import _functions as udfs
@@ -404,8 +406,25 @@ CALC_LOGARITHMS_AND_TIMESTAMP_TEXT = _scalar_program(
     "CAST(ts + INTERVAL '90' MINUTE AS STRING), CAST(FLOOR(ts TO DAY) AS STRING), "
     "CAST(TO_TIMESTAMP(s) AS STRING) FROM Events")
 
+# DECIMAL division by an integer literal keeps Flink's digits: Flink types the literal as an INT
+# (DECIMAL(10, 0), so the quotient's scale is max(6, s1 + 10 + 1)), Spark as DECIMAL(1, 0)
+# (streamplan/planner/flink_builtins.py casts it). The rows were printed by Flink 2.3 (a
+# differential probe through tools/flink_compare).
+CALC_DECIMAL_DIVISION = _scalar_program(
+    "calc-decimal-division", "DECIMAL division by an integer literal with Flink's scale",
+    ("a INT", "m DECIMAL(10, 2)"),
+    [[1, Decimal("3.45")]],
+    [[2, Decimal("-1.25")]],
+    "Quotients", ("a INT", "third STRING", "literal_third STRING", "scaled_third STRING",
+                  "rounded DECIMAL(10, 4)"),
+    ["+I[1, 1.1500000000000, 0.333333333333, 0.333333333333, 1.1500]"],
+    ["+I[2, -0.4166666666667, 0.333333333333, 0.666666666667, -0.4167]"],
+    "INSERT INTO Quotients SELECT a, CAST(m / 3 AS STRING), CAST(1.0 / 3 AS STRING), "
+    "CAST(a * 1.0 / 3 AS STRING), m / 3 FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
-            CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT]
+            CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT,
+            CALC_DECIMAL_DIVISION]

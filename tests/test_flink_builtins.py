@@ -34,6 +34,8 @@ def rewritten(text: str) -> str:
     ("LN(x)", "CASE WHEN x < 0 THEN CAST('NaN' AS DOUBLE) WHEN x = 0 THEN "
               "CAST('-Infinity' AS DOUBLE) ELSE LN(x) END"),
     ("LOG(b, x)", "LOG(b, x)"),                # a base that is not a literal: Spark's
+    ("m / 3", "m / CAST(3 AS INT)"),           # Flink's INT literal, not DECIMAL(1, 0)
+    ("m / 3000000000", "m / CAST(3000000000 AS BIGINT)"),
     ("REGEXP_EXTRACT(s, 'a(b)', 1)", "CASE WHEN s RLIKE 'a(b)' THEN REGEXP_EXTRACT(s, 'a(b)') END"),
     ("SPLIT(s, '.')[2]", "TRY_ELEMENT_AT(CASE WHEN s = '' THEN ARRAY_REMOVE(SPLIT(s, '\\\\Q.\\\\E', "
                          "-1), '') ELSE SPLIT(s, '\\\\Q.\\\\E', -1) END, 2)"),

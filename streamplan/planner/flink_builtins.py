@@ -149,6 +149,15 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Trunc) and node.args.get("decimals") is not None:
         raise _Refused("TRUNCATE(x, n) with a number of decimals (Spark has no numeric "
                        "truncation to a number of decimals)")
+    if isinstance(node, exp.Div) and _is_integer_literal(node.expression):
+        # Flink types an integer literal as INT (DECIMAL(10, 0) in decimal division, whose
+        # scale is max(6, s1 + p2 + 1)); Spark as DECIMAL(1, 0) for 3: m / 3 would keep
+        # fewer digits than Flink's
+        divisor = node.expression
+        new = node.copy()
+        new.set("expression", exp.Cast(this=divisor.copy(), to=exp.DataType.build(
+            "INT" if abs(int(divisor.this)) <= 2**31 - 1 else "BIGINT")))
+        return new
     if isinstance(node, exp.RegexpReplace) and not _quoted_replacement(node):
         return _literal_replacement(node)
     if isinstance(node, (exp.TimeToStr, exp.StrToTime, exp.StrToUnix, exp.UnixToStr)):
@@ -290,6 +299,11 @@ def _floor_or_ceil_to(node: exp.Floor | exp.Ceil) -> exp.Expression:
 
 
 _MAPS = (exp.StrToMap, exp.VarMap, exp.Map)
+
+
+def _is_integer_literal(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit() \
+        and len(node.this) <= 18
 
 
 _WEEK_LETTERS = frozenset("wWuec")

@@ -164,12 +164,17 @@ def test_an_expression_spark_fails_on_internally_is_a_planning_error_naming_it(s
         SparkTypeResolver(spark).resolve(row, ["to_timestamp_ltz(v, 3)"], None, "<where>")
 
 
-def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
+def over_row(*fields: tuple[str, str, tuple]):
+    """A rewrite of Spark SQL text over a row of (name, type, params) columns."""
     from streamplan.types import Field, RowType, SqlType
 
-    row = RowType((Field("ok", SqlType("BOOLEAN")), Field("a", SqlType("INT"))))
-    rewrite = lambda text: spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>",
-                                         row).sql(dialect="spark")
+    row = RowType(tuple(Field(name, SqlType(kind, params)) for name, kind, params in fields))
+    return lambda text: spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>",
+                                       row).sql(dialect="spark")
+
+
+def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
+    rewrite = over_row(("ok", "BOOLEAN", ()), ("a", "INT", ()))
     assert rewrite("CAST(ok AS STRING)") == \
         "CASE WHEN ok THEN 'TRUE' WHEN NOT (ok) THEN 'FALSE' END"
     assert rewrite("CAST(a > 1 AS STRING)") == \
@@ -178,11 +183,7 @@ def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
 
 
 def test_the_text_of_a_computed_timestamp_keeps_its_precision():
-    from streamplan.types import Field, RowType, SqlType
-
-    row = RowType((Field("ts", SqlType("TIMESTAMP", (3,))), Field("s", SqlType("STRING"))))
-    rewrite = lambda text: spark_builtins(sqlglot.parse_one(text, read="spark"), "<test>",
-                                         row).sql(dialect="spark")
+    rewrite = over_row(("ts", "TIMESTAMP", (3,)), ("s", "STRING", ()))
     assert rewrite("CAST(ts + INTERVAL '1' HOUR AS STRING)") == \
         "DATE_FORMAT(ts + INTERVAL '1' HOUR, 'yyyy-MM-dd HH:mm:ss.SSS')"
     assert rewrite("CAST(TO_TIMESTAMP(s) AS STRING)") == \

@@ -6,6 +6,7 @@ TimestampType (session time zone pinned to UTC, so it behaves as Flink's TIMESTA
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from pyspark.sql import types as T
@@ -75,6 +76,7 @@ def decimal_precision_scale(sql_type: SqlType) -> tuple[int, int]:
     return params[0], params[1] if len(params) > 1 else 0
 
 
+@lru_cache(maxsize=16384)      # plans repeat their types; SqlType is immutable
 def parse_type(text: str) -> SqlType:
     """Parse canonical or user type text ('int not null', 'TIMESTAMP(3)', 'DECIMAL(10, 2)')."""
     compact, nullable = " ".join(text.upper().split()), True
@@ -167,6 +169,7 @@ class RowType:
 _FIELD_RE = re.compile(r"`((?:[^`]|``)+)`\s+(.+?)(?:\s+\*(ROWTIME|PROCTIME)\*)?$")
 
 
+@lru_cache(maxsize=16384)      # every node's row_type reads it; RowType is immutable
 def parse_row_type(text: str) -> RowType:
     """Inverse of RowType.text, for loading plans."""
     if not (text.startswith("ROW<") and text.endswith(">")):

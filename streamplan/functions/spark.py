@@ -2,6 +2,8 @@
 `eval` per value) registered in the session under the name the calc's SQL calls it by."""
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any
 
 from ..nodes.function_spec import FunctionSpec
@@ -59,17 +61,31 @@ def _plain(value: Any, kind: str) -> Any:
     return value
 
 
+# Per session, the spec last registered under each SQL name. Every compile and every run of a
+# plan registers its functions; registering the spec a name already holds again only costs
+# py4j round trips (~6 ms each), so it is skipped.
+_REGISTERED: "weakref.WeakKeyDictionary[Any, dict[str, FunctionSpec]]" = weakref.WeakKeyDictionary()
+_REGISTERING = threading.Lock()
+
+
 def register_scalar(spark, spec: FunctionSpec, where: str, check: bool = True) -> None:
-    """Register `spec` (a SCALAR function) in `spark` under its SQL name; with `check`, the
-    class must resolve with the plan's signature first (catalog.resolve)."""
+    """Register `spec` (a SCALAR function) in `spark` under its SQL name, unless that name
+    already holds this spec there; with `check`, the class must resolve with the plan's
+    signature first (catalog.resolve)."""
     from pyspark.sql.functions import pandas_udf
 
     if check:
         resolve(spec, where)
-    result = to_spark(parse_data_type(spec.result_type))
-    evaluate = _evaluator(spec.implementation, tuple(spec.argument_types), bool(spec.varargs),
-                          spec.result_type)
-    spark.udf.register(sql_name(spec), pandas_udf(evaluate, result))
+    name = sql_name(spec)
+    with _REGISTERING:
+        registered = _REGISTERED.setdefault(spark, {})
+        if registered.get(name) == spec:
+            return
+        result = to_spark(parse_data_type(spec.result_type))
+        evaluate = _evaluator(spec.implementation, tuple(spec.argument_types),
+                              bool(spec.varargs), spec.result_type)
+        spark.udf.register(name, pandas_udf(evaluate, result))
+        registered[name] = spec
 
 
 def scalar_functions_called(functions: dict, expressions: list[str]) -> list:

@@ -6,35 +6,52 @@ fails with the node and field named instead of deep inside a Spark job.
 """
 from __future__ import annotations
 
-from typing import Annotated
+from functools import lru_cache
+from typing import Annotated, Callable, Optional
 
 from pydantic import AfterValidator, Field
 
 from ..changelog import RowKind
 from ..durations import parse_duration_ms
 from ..join_type import JoinType
-from ..sql.expressions import parse_plan_expression
+from ..sql.expressions import parse_plan_expression, user_functions_declared
 from ..types import parse_row_type, parse_type
 
 
-def _row_type(text: str) -> str:
-    parse_row_type(text)                     # raises ValueError naming the problem
+@lru_cache(maxsize=65536)
+def _problem(parse: Callable[[str], object], text: str, *context) -> Optional[str]:
+    """What `parse` says is wrong with `text` (its ValueError), or None. Plans repeat the same
+    texts in every node and every fixture, and the parsers are pure: each text is read once.
+    `context`: what else the parser's answer depends on."""
+    try:
+        parse(text)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _checked(parse: Callable[[str], object], text: str, *context) -> str:
+    problem = _problem(parse, text, *context)
+    if problem is not None:
+        raise ValueError(problem)
     return text
+
+
+def _row_type(text: str) -> str:
+    return _checked(parse_row_type, text)     # raises ValueError naming the problem
 
 
 def _sql_type(text: str) -> str:
-    parse_type(text)
-    return text
+    return _checked(parse_type, text)
 
 
 def _duration(text: str) -> str:
-    parse_duration_ms(text)
-    return text
+    return _checked(parse_duration_ms, text)
 
 
 def _expression(text: str) -> str:
-    parse_plan_expression(text)
-    return text
+    # which function names the expression may call is part of the answer
+    return _checked(parse_plan_expression, text, user_functions_declared())
 
 
 def _join_type(text: str) -> str:

@@ -164,6 +164,11 @@ def user_functions(names: Iterable[str]) -> Iterator[None]:
         _USER_FUNCTIONS.reset(token)
 
 
+def user_functions_declared() -> frozenset:
+    """The user-defined function names expressions may call here (see user_functions)."""
+    return _USER_FUNCTIONS.get()
+
+
 def _is_date_format_argument(node: exp.Expression) -> bool:
     """sqlglot reads DATE_FORMAT(ts, fmt) as TimeToStr(TimeStrToTime(ts), fmt) and writes the
     same DATE_FORMAT back: that wrapper is part of DATE_FORMAT, not a function of its own."""

@@ -422,9 +422,41 @@ CALC_DECIMAL_DIVISION = _scalar_program(
     "INSERT INTO Quotients SELECT a, CAST(m / 3 AS STRING), CAST(1.0 / 3 AS STRING), "
     "CAST(a * 1.0 / 3 AS STRING), m / 3 FROM Events")
 
+# Flink's string literals and result types (streamplan/sql/dialect.py,
+# streamplan/planner/flink_result_types.py, flink_builtins.py): a backslash is a plain
+# character ('(\d+)' is a regex of digits, '\' a backslash) and LIKE has no escape character
+# unless it names one (Spark: a backslash escapes, in literals and in LIKE patterns); CEIL,
+# FLOOR and TRUNCATE of a DOUBLE are DOUBLEs (FLOOR(d) / 2 divides DOUBLEs; Spark: BIGINTs);
+# SIGN keeps its argument's type (Spark: DOUBLE); TIMESTAMPADD of days to a DATE is a DATE;
+# CAST(date AS TIMESTAMP(3)) prints three fractional digits. The rows were printed by Flink 2.3
+# (tools/flink_compare).
+CALC_LITERALS_AND_RESULT_TYPES = _scalar_program(
+    "calc-literals-and-result-types", "backslashes in literals and LIKE patterns; result types "
+    "of CEIL, FLOOR, TRUNCATE, SIGN and TIMESTAMPADD as Flink's",
+    ("id INT", "d DOUBLE", "m DECIMAL(10, 2)", "n INT", "s STRING", "dt DATE"),
+    [[1, 2.5, Decimal("-3.75"), -7, "abc 123\\x_y", "2024-03-09"],
+     [2, -0.5, Decimal("0.00"), 3, "a%b_c", "2000-02-29"],
+     [3, None, None, None, None, None]],
+    [[4, -2.25, Decimal("12.50"), 0, "path\\to 42", "2023-12-31"]],
+    "Typed", ("id INT", "digits STRING", "slashed STRING", "like_backslash BOOLEAN",
+              "ceil_d STRING", "floor_half STRING", "trunc_d STRING", "sign_m STRING",
+              "sign_n INT", "next_day STRING", "next_month STRING", "midnight STRING"),
+    ["+I[1, 123, abc 123/x_y, true, 3.0, 1.0, 2.0, -1.00, -1, 2024-03-10, 2024-04-09, "
+     "2024-03-09 00:00:00.000]",
+     "+I[2, null, a%b_c, false, -0.0, -0.5, 0.0, 0.00, 1, 2000-03-01, 2000-03-29, "
+     "2000-02-29 00:00:00.000]",
+     "+I[3, null, null, null, null, null, null, null, null, null, null, null]"],
+    ["+I[4, 42, path/to 42, true, -2.0, -1.5, -2.0, 1.00, 0, 2024-01-01, 2024-01-31, "
+     "2023-12-31 00:00:00.000]"],
+    "INSERT INTO Typed SELECT id, REGEXP_EXTRACT(s, '(\\d+)', 1), REPLACE(s, '\\', '/'), "
+    "s LIKE '%\\_%', CAST(CEIL(d) AS STRING), CAST(FLOOR(d) / 2 AS STRING), "
+    "CAST(TRUNCATE(d) AS STRING), CAST(SIGN(m) AS STRING), SIGN(n), "
+    "CAST(TIMESTAMPADD(DAY, 1, dt) AS STRING), CAST(TIMESTAMPADD(MONTH, 1, dt) AS STRING), "
+    "CAST(CAST(dt AS TIMESTAMP(3)) AS STRING) FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
             CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT,
-            CALC_DECIMAL_DIVISION]
+            CALC_DECIMAL_DIVISION, CALC_LITERALS_AND_RESULT_TYPES]

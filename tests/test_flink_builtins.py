@@ -42,6 +42,11 @@ def rewritten(text: str) -> str:
     ("ARRAY[a, b][i]", "CASE WHEN i >= 1 THEN TRY_ELEMENT_AT(ARRAY(a, b), i) END"),
     ("STR_TO_MAP(s)['k']", "STR_TO_MAP(s, ',', ':')['k']"),     # a map's key stays
     ("SHA224(s)", "SHA2(s, 224)"),
+    # Flink's LIKE has no escape character unless it names one; Spark's is a backslash
+    ("s LIKE '%\\\\_%'", "s LIKE '%\\\\\\\\_%'"),
+    ("s NOT LIKE p", "s NOT LIKE REPLACE(p, '\\\\', '\\\\\\\\')"),
+    ("s LIKE '%\\\\_%' ESCAPE '\\\\'", "s LIKE '%\\\\_%' ESCAPE '\\\\'"),
+    ("s LIKE 'a_%'", "s LIKE 'a_%'"),
     # a call inside another's argument is rewritten too
     ("EXTRACT(HOUR FROM FLOOR(ts TO DAY))",
      "CAST(EXTRACT(HOUR FROM DATE_TRUNC('DAY', ts)) AS BIGINT)"),
@@ -180,6 +185,9 @@ def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
     assert rewrite("CAST(a > 1 AS STRING)") == \
         "CASE WHEN a > 1 THEN 'TRUE' WHEN NOT (a > 1) THEN 'FALSE' END"
     assert rewrite("CAST(a AS STRING)") == "CAST(a AS STRING)"      # not a BOOLEAN
+    assert rewrite("CAST(a LIKE 'x!_' ESCAPE '!' AS STRING)") == (
+        "CASE WHEN a LIKE 'x!_' ESCAPE '!' THEN 'TRUE' WHEN NOT (a LIKE 'x!_' ESCAPE '!') "
+        "THEN 'FALSE' END")
 
 
 def test_the_text_of_a_computed_timestamp_keeps_its_precision():
@@ -188,6 +196,11 @@ def test_the_text_of_a_computed_timestamp_keeps_its_precision():
         "DATE_FORMAT(ts + INTERVAL '1' HOUR, 'yyyy-MM-dd HH:mm:ss.SSS')"
     assert rewrite("CAST(TO_TIMESTAMP(s) AS STRING)") == \
         "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSS')"
+    # CAST(x AS TIMESTAMP) is a TIMESTAMP(6) in Flink, TO_TIMESTAMP(s) a TIMESTAMP(3)
+    assert rewrite("CAST(CAST(s AS TIMESTAMP) AS STRING)") == \
+        "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSSSSS')"
+    assert rewrite("CAST(CAST(s AS TIMESTAMP(0)) AS STRING)") == \
+        "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss')"
     assert rewrite("CAST(s AS STRING)") == "CAST(s AS STRING)"
 
 
@@ -214,3 +227,41 @@ def test_regexp_replace_takes_its_replacement_literally_as_flink_does(spark):
     run_semantic(program, spark)
     with pytest.raises(UnsupportedSqlError, match="the datetime pattern letter 'w'"):
         rewritten("DATE_FORMAT(ts, 'yyyy-ww')")
+
+
+class ResolvedTypes:
+    """The planner's type resolver over fixed column types (Spark's analysis not needed)."""
+
+    def __init__(self, **columns: str):
+        from streamplan.types import parse_type
+
+        self.columns = {name: parse_type(text) for name, text in columns.items()}
+
+    def resolve(self, input_row, projection, condition, where):
+        return [self.columns[text.strip("`")] for text in projection]
+
+
+@pytest.mark.parametrize("flink, spark", [
+    ("CEIL(d)", "CASE WHEN NOT (ABS(d) < 4503599627370496) OR d = 0 THEN d WHEN d < 0 AND d > -1 "
+                "THEN CAST('-0.0' AS DOUBLE) ELSE CAST(CEIL(d) AS DOUBLE) END"),
+    ("FLOOR(f)", "CASE WHEN NOT (ABS(f) < 8388608) OR f = 0 THEN f "
+                 "ELSE CAST(FLOOR(f) AS FLOAT) END"),
+    ("TRUNCATE(d)", "CASE WHEN NOT (ABS(d) < 4503599627370496) THEN d "
+                    "ELSE CAST(CAST(d AS BIGINT) AS DOUBLE) END"),
+    ("CEIL(m)", "CEIL(m)"),                              # a DECIMAL's is Spark's own
+    ("SIGN(m)", "CAST(SIGN(m) AS DECIMAL(10, 2))"),
+    ("SIGN(n)", "CAST(SIGN(n) AS INT)"),
+    ("SIGN(d)", "SIGN(d)"),
+    ("TIMESTAMPADD(MONTH, 1, dt)", "CAST(DATE_ADD(MONTH, 1, dt) AS DATE)"),
+    ("TIMESTAMPADD(HOUR, 1, dt)", "DATE_ADD(HOUR, 1, dt)"),
+    ("SIGN(CEIL(m))", "CAST(SIGN(CEIL(m)) AS DECIMAL(10, 2))"),   # innermost first
+])
+def test_calls_whose_result_type_follows_their_argument_get_flinks(flink, spark):
+    from streamplan.planner.flink_result_types import flink_result_types
+    from streamplan.types import RowType
+
+    types = ResolvedTypes(d="DOUBLE", f="FLOAT", m="DECIMAL(10, 2)", n="INT", dt="DATE")
+    types.columns["CEIL(m)"] = types.columns["m"]
+    typed = flink_result_types(sqlglot.parse_one(flink, read="spark"), RowType(()), types, "<test>")
+    assert typed.sql(dialect="spark") == spark
+    parse_plan_expression(spark)

@@ -21,6 +21,7 @@ from ..errors import PlanningError, UnsupportedSqlError
 from ..functions import SCALAR, FunctionDefinition
 from ..functions.spark import scalar_functions_called
 from .flink_builtins import spark_builtins
+from .flink_result_types import flink_result_types
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -268,14 +269,16 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
                             description=_calc_description(projection, names, condition))
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
-        """Spark SQL text of a resolved expression, with Flink's integer division. Only what
+        """Spark SQL text of a resolved expression, with Flink's result types (planner.
+        flink_result_types), integer division and built-ins. Only what
         a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
         with user_functions(name for name, definition in self.functions.items()
                             if definition.kind == SCALAR):
             construct = disallowed_construct(expression)
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
-        return spark_sql(spark_builtins(integer_division(expression, input_row, self.types, where),
+        typed = flink_result_types(expression, input_row, self.types, where)
+        return spark_sql(spark_builtins(integer_division(typed, input_row, self.types, where),
                                         where, input_row))
 
     def _state_ttl(self, input_names: tuple[str, ...], ctx: QueryContext, is_join: bool) -> int:

@@ -57,7 +57,8 @@ def _boolean_string(node: exp.Expression, input_row: RowType) -> exp.Expression:
     value = node.this
     if isinstance(value, exp.Paren):
         value = value.this
-    is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean)) or (
+    is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean,
+                                    exp.Escape)) or (
         isinstance(value, exp.Anonymous) and value.name.upper() == "REGEXP") or (
         isinstance(value, exp.Column) and value.name in input_row.names
         and input_row.fields[input_row.names.index(value.name)].type.name == "BOOLEAN")
@@ -101,6 +102,10 @@ def _timestamp_precision(node: exp.Expression, input_row: RowType) -> Optional[i
     if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP \
             and not node.to.expressions:                           # TO_TIMESTAMP(s)
         return 3
+    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMPTZ:
+        # CAST(x AS TIMESTAMP[(p)]) as the parser reads it: TIMESTAMP is TIMESTAMP(6)
+        params = node.to.expressions
+        return int(params[0].this.this) if params else 6
     if isinstance(node, exp.Coalesce) and isinstance(node.this, exp.Anonymous) \
             and node.this.name.upper() == "TRY_TO_TIMESTAMP":      # TO_TIMESTAMP(s, format)
         return 3
@@ -167,6 +172,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Bracket) and node.args.get("offset") != 1 and \
             not isinstance(node.this, _MAPS):
         return _array_element(node)
+    if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape) \
+            and not _backslash_free(node.expression):
+        return _like_without_escape(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _JSON_FUNCTIONS:
         _check_json_call(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _SHA_BITS:
@@ -181,6 +189,24 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
 
 
 _JSON_FUNCTIONS = ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS")
+
+
+def _backslash_free(pattern: exp.Expression) -> bool:
+    return isinstance(pattern, exp.Literal) and pattern.is_string and "\\" not in pattern.this
+
+
+def _like_without_escape(node: exp.Like | exp.ILike) -> exp.Expression:
+    """A LIKE without ESCAPE: Flink's has no escape character, Spark's is a backslash. Each
+    backslash of the pattern is doubled, so Spark matches it as itself (a literal pattern is
+    doubled here, another through REPLACE)."""
+    pattern = node.expression
+    new = node.copy()
+    if isinstance(pattern, exp.Literal) and pattern.is_string:
+        new.set("expression", exp.Literal.string(pattern.this.replace("\\", "\\\\")))
+    else:
+        new.set("expression", exp.Anonymous(this="REPLACE", expressions=[
+            pattern.copy(), exp.Literal.string("\\"), exp.Literal.string("\\\\")]))
+    return new
 
 
 def _check_json_call(node: exp.Anonymous) -> None:

@@ -2,7 +2,10 @@
 Flink's defaults where a function's omitted arguments mean something else in Spark:
 
 * REGEXP_EXTRACT(str, regex) extracts the whole match (Flink's group 0; Spark's default is 1);
-* STR_TO_MAP(str[, pairs]) splits keys from values at '=' (Spark's default is ':').
+* STR_TO_MAP(str[, pairs]) splits keys from values at '=' (Spark's default is ':');
+* a string literal's only escape is a doubled quote ('it''s'): a backslash is a plain
+  character (Spark reads `\n` as a newline and would join 'it''s' into "its"). The Spark SQL
+  rendered for a plan escapes it again (`'a\\b'`).
 
 The rendered Spark SQL names the argument, so a plan holds Flink's meaning explicitly. Only
 user SQL is read with this dialect; plan expressions are Spark SQL (streamplan.sql.expressions).
@@ -16,6 +19,9 @@ from sqlglot.helper import seq_get
 
 class FlinkSql(Spark):
     REGEXP_EXTRACT_DEFAULT_GROUP = 0
+
+    class Tokenizer(Spark.Tokenizer):
+        STRING_ESCAPES = ["'"]
 
     class Parser(Spark.Parser):
         FUNCTIONS = {

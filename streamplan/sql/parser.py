@@ -848,7 +848,6 @@ def _parse_fragment(src: SourceText, tokens: list[Token],
             raise src.syntax_error(problem, token.start)
     start = tokens[0].start
     fragment = _window_tvf_tables(src, src.text[start:tokens[-1].end], tokens, start)
-    fragment = _doubled_quotes(fragment, tokens, start)
     try:
         return sqlglot.parse_one(fragment, read=FlinkSql, into=into)
     except ParseError as error:
@@ -894,29 +893,6 @@ def _window_tvf_tables(src: SourceText, fragment: str, tokens: Sequence[Token], 
                 keys = rest[2].text
                 fragment = put(fragment, rest[0].start, rest[2].end,
                                    f",{PARTITION_KEYS}({keys})")
-    return fragment
-
-
-def _doubled_quotes(fragment: str, tokens: Sequence[Token], start: int) -> str:
-    """The fragment with each doubled quote inside a string literal ('it''s', SQL's and
-    Flink's escape) written as Spark's `\\'` (same length, so offsets stay where they were):
-    sqlglot's Spark dialect would read 'it''s' as two adjacent literals and join them."""
-    for token in tokens:
-        if not token.is_single_quoted or "''" not in token.text[1:-1]:
-            continue
-        inner, out, i = token.text[1:-1], [], 0
-        while i < len(inner):
-            if inner[i] == "\\" and i + 1 < len(inner):      # an escape of its own: kept
-                out.append(inner[i:i + 2])
-                i += 2
-            elif inner.startswith("''", i):
-                out.append("\\'")
-                i += 2
-            else:
-                out.append(inner[i])
-                i += 1
-        at = token.start - start + 1
-        fragment = fragment[:at] + "".join(out) + fragment[at + len(inner):]
     return fragment
 
 

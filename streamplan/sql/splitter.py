@@ -120,14 +120,12 @@ def tokenize(src: SourceText, start: int = 0, end: int | None = None) -> list[To
 
 
 def _quoted_end(src: SourceText, start: int, end: int) -> int:
-    """End offset of the quoted token at start: a doubled quote continues it, and inside
-    strings (not identifiers) a backslash escapes the next character, as in Spark."""
+    """End offset of the quoted token at start: a doubled quote continues it. A backslash is a
+    plain character, as in Flink SQL (Spark's escapes are not Flink's)."""
     text, quote = src.text, src.text[start]
     i = start + 1
     while i < end:
-        if text[i] == "\\" and quote != "`":
-            i += 2
-        elif text[i] == quote:
+        if text[i] == quote:
             if i + 1 < end and text[i + 1] == quote:
                 i += 2
             else:

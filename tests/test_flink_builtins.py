@@ -253,14 +253,16 @@ class ResolvedTypes:
     ("SIGN(n)", "CAST(SIGN(n) AS INT)"),
     ("SIGN(d)", "SIGN(d)"),
     ("TIMESTAMPADD(MONTH, 1, dt)", "CAST(DATE_ADD(MONTH, 1, dt) AS DATE)"),
-    ("TIMESTAMPADD(HOUR, 1, dt)", "DATE_ADD(HOUR, 1, dt)"),
+    ("TIMESTAMPADD(HOUR, 1, dt)", "CAST(DATE_ADD(HOUR, 1, dt) AS TIMESTAMP)"),
+    ("TIMESTAMPADD(HOUR, 1, ts)", "DATE_ADD(HOUR, 1, ts)"),
     ("SIGN(CEIL(m))", "CAST(SIGN(CEIL(m)) AS DECIMAL(10, 2))"),   # innermost first
 ])
 def test_calls_whose_result_type_follows_their_argument_get_flinks(flink, spark):
     from streamplan.planner.flink_result_types import flink_result_types
     from streamplan.types import RowType
 
-    types = ResolvedTypes(d="DOUBLE", f="FLOAT", m="DECIMAL(10, 2)", n="INT", dt="DATE")
+    types = ResolvedTypes(d="DOUBLE", f="FLOAT", m="DECIMAL(10, 2)", n="INT", dt="DATE",
+                          ts="TIMESTAMP(3)")
     types.columns["CEIL(m)"] = types.columns["m"]
     typed = flink_result_types(sqlglot.parse_one(flink, read="spark"), RowType(()), types, "<test>")
     assert typed.sql(dialect="spark") == spark

@@ -73,6 +73,16 @@ def test_sum_and_avg_over_no_non_null_value_are_null_and_avg_truncates_like_java
     assert out[-1] == ("+U", (-5, -2, 3))        # -5 / 2 = -2.5 -> -2 (towards zero)
 
 
+def test_an_integral_sum_wraps_around_its_type_as_java_and_avg_does_not():
+    # Flink 2.3: SUM of the TINYINTs 1, 2, 127 is -126 (a TINYINT), AVG is 43
+    calls = [AggCall("SUM", 0, False, "TINYINT"), AggCall("AVG", 0, False, "TINYINT"),
+             AggCall("SUM", 0, False, "BIGINT")]
+    out, _ = run(calls, [(I, (1,)), (I, (2,)), (I, (127,))])
+    assert out[-1] == ("+U", (-126, 43, 130))
+    out, _ = run([AggCall("SUM", 0, False, "INT")], [(I, (-2 ** 31,)), (I, (-1,))])
+    assert out[-1] == ("+U", (2 ** 31 - 1,))
+
+
 def test_decimal_avg_rounds_half_up_to_the_result_scale():
     call = AggCall("AVG", 0, False, "DECIMAL(38,6)")
     out, _ = run([call], [(I, (Decimal("1.00"),)), (I, (Decimal("2.00"),)), (I, (Decimal("2.00"),))])

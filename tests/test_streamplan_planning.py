@@ -256,6 +256,8 @@ def test_early_fire_error_points_at_the_hint(env):
      r"the grouping set \(k, v\) more than once"),
     ("INSERT INTO Snk SELECT k, v, APPROX_COUNT_DISTINCT(v) FROM L GROUP BY k, v",
      "aggregate function"),
+    ("INSERT INTO Snk SELECT k, v, COLLECT(v) FROM L GROUP BY k, v",
+     r"aggregate function COLLECT \("),       # not a column "neither grouped nor aggregated"
     ("INSERT INTO Snk SELECT DISTINCT k, v, MAX(v) FROM L GROUP BY k, v",
      "SELECT DISTINCT with GROUP BY, HAVING, aggregates or OVER"),
     ("INSERT INTO Snk SELECT k, v, v FROM L INTERSECT ALL SELECT k, v, v FROM L",

@@ -75,8 +75,14 @@ def is_grouping_function(node: exp.Expression) -> bool:
     return isinstance(node, (exp.Grouping, exp.GroupingId))
 
 
+# Flink's built-in aggregates that sqlglot reads as plain calls: aggregates all the same, so
+# an unsupported one is refused by name, not as a column "neither grouped nor aggregated".
+_PLAIN_CALL_AGGREGATES = ("COLLECT",)
+
+
 def is_aggregate(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> bool:
-    return isinstance(node, exp.AggFunc) or udaf_of(node, functions) is not None
+    return (isinstance(node, exp.AggFunc) or udaf_of(node, functions) is not None
+            or (isinstance(node, exp.Anonymous) and node.name.upper() in _PLAIN_CALL_AGGREGATES))
 
 
 def aggregate_calls(expression: exp.Expression,
@@ -134,7 +140,8 @@ def _call(node: exp.Expression, functions: Mapping[str, FunctionDefinition]) -> 
         return _ordered_call(node, _ORDERED[type(node)])
     function = _FUNCTIONS.get(type(node))
     if function is None:
-        name = node.sql_name() if hasattr(node, "sql_name") else type(node).__name__
+        name = (node.name.upper() if isinstance(node, exp.Anonymous) else
+                node.sql_name() if hasattr(node, "sql_name") else type(node).__name__)
         raise UnsupportedSqlError(f"aggregate function {name} ({_SUPPORTED})")
     argument = node.this
     distinct = isinstance(argument, exp.Distinct)

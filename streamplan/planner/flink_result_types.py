@@ -4,7 +4,8 @@
   give a BIGINT, so `CEIL(d) / 2` would be an integer division);
 * SIGN of an INT, BIGINT, FLOAT or DECIMAL keeps its type (`SIGN(m)` of a DECIMAL(10, 2) is
   -1.00; Spark's SIGN is always a DOUBLE);
-* TIMESTAMPADD of a unit of a day or longer to a DATE is a DATE (Spark's a TIMESTAMP).
+* TIMESTAMPADD of a unit of a day or longer to a DATE is a DATE (Spark's a TIMESTAMP), of a
+  shorter unit a TIMESTAMP(6).
 
 Each needs its argument's type, which only Spark's analysis knows, so this runs before
 integer_division and spark_builtins (planner.builder). Checked against Flink 2.3 by the
@@ -33,7 +34,7 @@ def _applies(node: exp.Expression) -> bool:
     if isinstance(node, exp.Trunc):
         return node.args.get("decimals") is None
     if isinstance(node, exp.TimestampAdd):
-        return node.unit is not None and node.unit.name.upper() in _DATE_UNITS
+        return node.unit is not None
     return isinstance(node, exp.Sign)
 
 
@@ -55,8 +56,13 @@ def flink_result_types(expression: exp.Expression, input_row: RowType, types,
 
 def _typed(node: exp.Expression, argument: SqlType) -> exp.Expression:
     if isinstance(node, exp.TimestampAdd):
-        return (exp.Cast(this=node.copy(), to=exp.DataType.build("DATE"))
-                if argument.name == "DATE" else node)
+        if argument.name != "DATE":
+            return node
+        if node.unit.name.upper() in _DATE_UNITS:
+            return exp.Cast(this=node.copy(), to=exp.DataType.build("DATE"))
+        # a TIMESTAMP(6) in Flink: the cast as the parser reads CAST(x AS TIMESTAMP), so its
+        # text gets six fractional digits (flink_builtins._timestamp_precision)
+        return exp.TryCast(this=node.copy(), to=exp.DataType(this=exp.DataType.Type.TIMESTAMPTZ))
     if isinstance(node, exp.Sign):
         return (exp.Cast(this=node.copy(), to=exp.DataType.build(argument.text, dialect="spark"))
                 if argument.name in _SIGN_KEEPS else node)

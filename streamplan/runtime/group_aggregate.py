@@ -21,6 +21,7 @@ from typing import Any, Iterator, Optional
 
 from ..changelog import RowKind
 from ..functions.data_types import RowOf, from_state, parse_data_type, state_ddl, to_state
+from ..types import INTEGRAL_RANGES
 from .batch_rows import Output, plain
 from .processor import KeyedValueProcessor
 
@@ -137,11 +138,7 @@ def _apply(call: AggCall, acc: Any, value: Any, sign: int) -> Any:
         return acc
     if call.function in (SUM, SUM0, AVG):
         total, count = acc
-        if total is None:
-            total = value * sign
-        else:
-            total = total + value if sign > 0 else total - value
-        return [total, count + sign]
+        return [running_sum(call, total, value if sign > 0 else -value), count + sign]
     return acc + sign                  # COUNT
 
 
@@ -277,6 +274,23 @@ def _zero(result_type: str) -> Any:
     if result_type.startswith("DECIMAL"):
         return _fit(Decimal(0), result_type)
     return 0.0 if result_type.startswith(("DOUBLE", "FLOAT")) else 0
+
+
+def running_sum(call: AggCall, total: Any, value: Any) -> Any:
+    """A SUM's or AVG's running sum plus `value` (`total` None: no value yet), wrapped around
+    its type as Java's arithmetic wraps it: SUM's result type, AVG's BIGINT for integers."""
+    new = value if total is None else total + value
+    return _wrapped(new, "BIGINT" if call.function == AVG else call.result_type)
+
+
+def _wrapped(value: Any, result_type: str) -> Any:
+    """An integer wrapped around an integral type as Java's arithmetic wraps it (Flink's SUM
+    of a TINYINT is a TINYINT: 127 + 3 is -126); other values and types as they are."""
+    bounds = INTEGRAL_RANGES.get(result_type.split("(")[0].split()[0])
+    if bounds is None or not isinstance(value, int) or isinstance(value, bool):
+        return value
+    low, high = bounds
+    return (value - low) % (high - low + 1) + low
 
 
 def _fit(value: Any, result_type: str) -> Any:

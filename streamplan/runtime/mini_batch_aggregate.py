@@ -35,7 +35,7 @@ from .batch_rows import Output, emitted, normalized
 from ..functions.data_types import from_state, parse_data_type, to_state
 from .group_aggregate import (AVG, SUM, SUM0, UDAF, WELFORD_M2, Accumulators, AggCall,
                               GroupAggCore, GroupAggParams, _apply, _decode, _encode, _initial,
-                              call_value, merge_welford)
+                              call_value, merge_welford, running_sum)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
 from .processor import Processor
@@ -136,7 +136,7 @@ def merge_call(call: AggCall, mine: Any, theirs: Any) -> Any:
         return merge_welford(mine, theirs)
     elif call.function in (SUM, SUM0, AVG):
         if theirs[0] is not None:
-            mine[0] = theirs[0] if mine[0] is None else mine[0] + theirs[0]
+            mine[0] = running_sum(call, mine[0], theirs[0])
         mine[1] += theirs[1]
     else:
         return mine + theirs

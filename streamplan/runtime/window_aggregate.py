@@ -48,7 +48,7 @@ from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
 from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, WELFORD_M2, AggCall,
-                              _result, apply_welford, merge_welford)
+                              _result, apply_welford, merge_welford, running_sum)
 from .processor import Processor
 from .timestamps import EPOCH, to_millis
 
@@ -196,7 +196,7 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
         return apply_welford(acc, value, 1)
     if call.function in (SUM, AVG):
         total, count = acc
-        return [value if total is None else total + value, count + 1]
+        return [running_sum(call, total, value), count + 1]
     if call.function == MIN:
         return value if acc is None or value < acc else acc
     if call.function == MAX:
@@ -220,7 +220,7 @@ def _merge(call: AggCall, acc: Any, other: Any) -> Any:
         (total, count), (other_total, other_count) = acc, other
         if other_total is None:
             return [total, count]
-        return [other_total if total is None else total + other_total, count + other_count]
+        return [running_sum(call, total, other_total), count + other_count]
     if call.function in _SINGLE_VALUE:
         if acc is None or other is None:
             return other if acc is None else acc

@@ -454,9 +454,34 @@ CALC_LITERALS_AND_RESULT_TYPES = _scalar_program(
     "CAST(TIMESTAMPADD(DAY, 1, dt) AS STRING), CAST(TIMESTAMPADD(MONTH, 1, dt) AS STRING), "
     "CAST(CAST(dt AS TIMESTAMP(3)) AS STRING) FROM Events")
 
+# The text of timestamps whose precision follows from the expression, and of BOOLEAN casts
+# (streamplan/planner/flink_builtins.py, flink_result_types.py): a TIMESTAMP literal has the
+# digits it is written with, TIMESTAMPADD keeps its timestamp's precision (of hours to a DATE:
+# six digits), CAST(x AS TIMESTAMP_LTZ(p)) has p digits, CAST(s AS BOOLEAN) prints TRUE /
+# FALSE. Spark's text drops trailing zeros and prints booleans in lower case. The rows were
+# printed by Flink 2.3 (tools/flink_compare).
+CALC_TIMESTAMP_AND_BOOLEAN_TEXT = _scalar_program(
+    "calc-timestamp-and-boolean-text", "the text of timestamp literals, TIMESTAMPADD, "
+    "TIMESTAMP_LTZ casts and BOOLEAN casts as Flink prints them",
+    ("id INT", "ts TIMESTAMP(3)", "dt DATE", "flag STRING"),
+    [[1, "2024-03-09 07:05:02.250", "2024-03-09", "true"], [2, None, None, None]],
+    [[3, "1999-12-31 23:59:59.000", "2000-02-29", "FALSE"]],
+    "Texts", ("id INT", "literal STRING", "literal_millis STRING", "later STRING",
+              "hour_of_day STRING", "ltz STRING", "flag_text STRING"),
+    ["+I[1, 2024-01-01 10:00:00, 2024-01-01 10:00:00.120, 2024-03-09 07:05:03.250, "
+     "2024-03-09 01:00:00.000000, 2024-03-09 00:00:00.000, TRUE]",
+     "+I[2, 2024-01-01 10:00:00, 2024-01-01 10:00:00.120, null, null, null, null]"],
+    ["+I[3, 2024-01-01 10:00:00, 2024-01-01 10:00:00.120, 2000-01-01 00:00:00.000, "
+     "2000-02-29 01:00:00.000000, 2000-02-29 00:00:00.000, FALSE]"],
+    "INSERT INTO Texts SELECT id, CAST(TIMESTAMP '2024-01-01 10:00:00' AS STRING), "
+    "CAST(TIMESTAMP '2024-01-01 10:00:00.120' AS STRING), "
+    "CAST(TIMESTAMPADD(SECOND, 1, ts) AS STRING), CAST(TIMESTAMPADD(HOUR, 1, dt) AS STRING), "
+    "CAST(CAST(dt AS TIMESTAMP_LTZ(3)) AS STRING), CAST(CAST(flag AS BOOLEAN) AS STRING) "
+    "FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
             CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT,
-            CALC_DECIMAL_DIVISION, CALC_LITERALS_AND_RESULT_TYPES]
+            CALC_DECIMAL_DIVISION, CALC_LITERALS_AND_RESULT_TYPES, CALC_TIMESTAMP_AND_BOOLEAN_TEXT]

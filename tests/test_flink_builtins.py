@@ -97,6 +97,7 @@ def test_a_separator_holding_the_regex_quote_end_stays_literal():
     ("SPLIT(s, d)", "SPLIT with a delimiter that is not a non-empty string literal"),
     ("TRUNCATE(x, 2)", "TRUNCATE(x, n) with a number of decimals"),
     ("ARRAY[a][0]", "an array index of 0"),
+    ("CAST(ts AS TIME)", "CAST(... AS TIME) (Spark has no TIME type"),
 ])
 def test_calls_no_rewrite_keeps_are_refused_with_their_place(text, construct):
     with pytest.raises(UnsupportedSqlError, match=r"at <test>") as info:
@@ -185,6 +186,9 @@ def test_a_boolean_cast_to_string_is_upper_case_as_in_flink():
     assert rewrite("CAST(a > 1 AS STRING)") == \
         "CASE WHEN a > 1 THEN 'TRUE' WHEN NOT (a > 1) THEN 'FALSE' END"
     assert rewrite("CAST(a AS STRING)") == "CAST(a AS STRING)"      # not a BOOLEAN
+    assert rewrite("CAST(CAST('true' AS BOOLEAN) AS STRING)") == (
+        "CASE WHEN CAST('true' AS BOOLEAN) THEN 'TRUE' WHEN NOT (CAST('true' AS BOOLEAN)) "
+        "THEN 'FALSE' END")
     assert rewrite("CAST(a LIKE 'x!_' ESCAPE '!' AS STRING)") == (
         "CASE WHEN a LIKE 'x!_' ESCAPE '!' THEN 'TRUE' WHEN NOT (a LIKE 'x!_' ESCAPE '!') "
         "THEN 'FALSE' END")
@@ -201,6 +205,16 @@ def test_the_text_of_a_computed_timestamp_keeps_its_precision():
         "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSSSSS')"
     assert rewrite("CAST(CAST(s AS TIMESTAMP(0)) AS STRING)") == \
         "DATE_FORMAT(CAST(s AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss')"
+    assert rewrite("CAST(TIMESTAMPADD(SECOND, 1, ts) AS STRING)") == \
+        "DATE_FORMAT(DATE_ADD(SECOND, 1, ts), 'yyyy-MM-dd HH:mm:ss.SSS')"
+    assert rewrite("CAST(CAST(s AS TIMESTAMP_LTZ(3)) AS STRING)") == \
+        "DATE_FORMAT(CAST(s AS TIMESTAMP_LTZ), 'yyyy-MM-dd HH:mm:ss.SSS')"
+    # a TIMESTAMP literal has the precision it is written with (Flink 2.3 prints
+    # TIMESTAMP '2024-01-01 10:00:00' as 2024-01-01 10:00:00)
+    assert rewrite("CAST(TIMESTAMP '2024-01-01 10:00:00' AS STRING)") == \
+        "DATE_FORMAT(CAST('2024-01-01 10:00:00' AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss')"
+    assert rewrite("CAST(TIMESTAMP '2024-01-01 10:00:00.120' AS STRING)") == \
+        "DATE_FORMAT(CAST('2024-01-01 10:00:00.120' AS TIMESTAMP), 'yyyy-MM-dd HH:mm:ss.SSS')"
     assert rewrite("CAST(s AS STRING)") == "CAST(s AS STRING)"
 
 

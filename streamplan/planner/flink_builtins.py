@@ -58,7 +58,7 @@ def _boolean_string(node: exp.Expression, input_row: RowType) -> exp.Expression:
     if isinstance(value, exp.Paren):
         value = value.this
     is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean,
-                                    exp.Escape)) or (
+                                    exp.Escape)) or _is_cast_to(value, exp.DataType.Type.BOOLEAN) or (
         isinstance(value, exp.Anonymous) and value.name.upper() == "REGEXP") or (
         isinstance(value, exp.Column) and value.name in input_row.names
         and input_row.fields[input_row.names.index(value.name)].type.name == "BOOLEAN")
@@ -91,21 +91,31 @@ def _timestamp_string(node: exp.Cast, input_row: RowType) -> exp.Expression:
 
 def _timestamp_precision(node: exp.Expression, input_row: RowType) -> Optional[int]:
     """The precision of a timestamp value when it is known here: a TIMESTAMP(p) or
-    TIMESTAMP_LTZ(p) column's declared one, and 3 for TO_TIMESTAMP_LTZ(numeric, precision)
-    (rewritten to Spark's TIMESTAMP_MILLIS); None otherwise."""
+    TIMESTAMP_LTZ(p) column's declared one; a cast's (TIMESTAMP is TIMESTAMP(6)); a literal's
+    digits; 3 for TO_TIMESTAMP(s[, format]) and TO_TIMESTAMP_LTZ(numeric, precision)
+    (rewritten to Spark's TIMESTAMP_MILLIS); that of the timestamp under `± INTERVAL`,
+    FLOOR / CEIL (... TO unit) and TIMESTAMPADD; None otherwise."""
     if isinstance(node, exp.Anonymous) and node.name.upper() == _EPOCH_MILLIS:
         return 3
     if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
         return _timestamp_precision(node.this, input_row)        # ts +/- INTERVAL ...
-    if isinstance(node, exp.TimestampTrunc):                       # FLOOR(ts TO unit)
-        return _timestamp_precision(node.this, input_row)
+    if isinstance(node, (exp.TimestampTrunc, exp.TimestampAdd)):   # FLOOR(ts TO unit),
+        return _timestamp_precision(node.this, input_row)         # TIMESTAMPADD(unit, n, ts)
     if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP \
             and not node.to.expressions:                           # TO_TIMESTAMP(s)
         return 3
-    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMPTZ:
-        # CAST(x AS TIMESTAMP[(p)]) as the parser reads it: TIMESTAMP is TIMESTAMP(6)
+    if isinstance(node, exp.Cast) and node.to.this in (exp.DataType.Type.TIMESTAMPTZ,
+                                                       exp.DataType.Type.TIMESTAMPLTZ):
         params = node.to.expressions
-        return int(params[0].this.this) if params else 6
+        if params:
+            return int(params[0].this.this)
+        if isinstance(node, exp.TryCast):
+            return 6              # CAST(x AS TIMESTAMP) as the parser reads it: TIMESTAMP(6)
+        if isinstance(node.this, exp.Literal) and node.this.is_string:
+            # a literal TIMESTAMP '...' has as many fractional digits as it is written with
+            _, dot, fraction = node.this.this.partition(".")
+            return len(fraction.strip()) if dot else 0
+        return None
     if isinstance(node, exp.Coalesce) and isinstance(node.this, exp.Anonymous) \
             and node.this.name.upper() == "TRY_TO_TIMESTAMP":      # TO_TIMESTAMP(s, format)
         return 3
@@ -122,6 +132,11 @@ class _Refused(Exception):
 
 
 def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Cast) and node.to.this in (exp.DataType.Type.TIME,
+                                                       exp.DataType.Type.TIMETZ):
+        # Spark has no TIME type: its SQL would cast to a TIMESTAMP, keeping the date
+        raise _Refused("CAST(... AS TIME) (Spark has no TIME type; DATE_FORMAT(ts, "
+                       "'HH:mm:ss') gives the time of day as text)")
     if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
         return _floor_or_ceil_to(node)
     if isinstance(node, exp.Extract) and not _is_cast_to(node.parent, exp.DataType.Type.BIGINT):

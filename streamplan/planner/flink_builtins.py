@@ -159,6 +159,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _split_index(node)
     if isinstance(node, exp.StrToTime):
         return _to_timestamp_with_format(node)
+    if isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None:
+        # TO_DATE(s): Flink's parseDate gives NULL for text it cannot read; Spark's TO_DATE
+        # fails the query (ANSI)
+        return exp.TryCast(this=node.this.copy(), to=exp.DataType.build("DATE"), safe=True)
     if isinstance(node, exp.RegexpExtract) and not _guarded_extract(node):
         # Flink's REGEXP_EXTRACT is NULL when the regex does not match (Spark's gives '')
         return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=node.this.copy(),

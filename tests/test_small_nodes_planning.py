@@ -151,6 +151,14 @@ def test_a_sort_column_the_select_list_leaves_out_is_carried_to_the_sort_and_dro
     (top,) = nodes(plan, "stream-exec-sort-limit_1")
     assert [f.index for f in top.order_by.fields] == [1]
     assert all(len(calc.projection) == 2 for calc in nodes(plan, "stream-exec-calc_1"))
+    # an unnamed expression of the column (sqlglot names CAST(n AS BIGINT) `n`) does not hide
+    # it: n itself is carried to the sort (Flink's EXPR$1 is the cast)
+    plan = env.compile_sql("INSERT INTO Out2 SELECT id, CAST(n AS BIGINT) FROM A ORDER BY n DESC "
+                           "LIMIT 2")
+    below = nodes(plan, "stream-exec-calc_1")[0]
+    (top,) = nodes(plan, "stream-exec-sort-limit_1")
+    assert below.projection == ["`id`", "CAST(`n` AS BIGINT)", "`n`"]
+    assert [(f.index, f.is_ascending) for f in top.order_by.fields] == [(2, False)]
 
 
 @pytest.mark.parametrize("sql, message", [

@@ -256,6 +256,8 @@ def test_early_fire_error_points_at_the_hint(env):
      r"the grouping set \(k, v\) more than once"),
     ("INSERT INTO Snk SELECT k, v, APPROX_COUNT_DISTINCT(v) FROM L GROUP BY k, v",
      "aggregate function"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, TUMBLE(t, INTERVAL '1' SECOND)",
+     r"GROUP BY TUMBLE\(...\): the legacy group window aggregate.*FROM TABLE\(TUMBLE\(TABLE t"),
     ("INSERT INTO Snk SELECT k, v, COLLECT(v) FROM L GROUP BY k, v",
      r"aggregate function COLLECT \("),       # not a column "neither grouped nor aggregated"
     ("INSERT INTO Snk SELECT DISTINCT k, v, MAX(v) FROM L GROUP BY k, v",

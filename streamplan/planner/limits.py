@@ -120,7 +120,10 @@ def _hidden_sort_columns(select: exp.Select) -> list[exp.Expression]:
             isinstance(item, exp.Star) or isinstance(item.find(exp.Star), exp.Star)
             or item.find(exp.AggFunc) is not None for item in items):
         return []
-    selected = {item.alias_or_name for item in items}
+    # the names the SELECT list gives: an alias, or a plain column's own name (an expression
+    # such as CAST(amount AS BIGINT) is unnamed, EXPR$n, though sqlglot calls it `amount`)
+    selected = {item.alias if isinstance(item, exp.Alias) else item.name
+                for item in items if isinstance(item, exp.Alias) or plain_column(item)}
     hidden = []
     for ordered in select.args["order"].expressions if select.args.get("order") else []:
         target = ordered.this

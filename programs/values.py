@@ -34,4 +34,20 @@ VALUES_TEST = (
     .run_sql("INSERT INTO sink_t SELECT * FROM (VALUES (1, 2, 'Hi'), (3, 4, 'Hello'))")
     .build())
 
-PROGRAMS = [VALUES_TEST]
+# CAST(literal AS type) in VALUES, as Calcite folds it into a literal of that type: typed NULLs
+# (the usual way to give a VALUES column NULLs) and exact casts. The rows were printed by Flink
+# 2.3 (tools/flink_compare).
+VALUES_TYPED_LITERALS = (
+    TableTestProgram.of("values-typed-literals", "VALUES with typed NULLs and literals cast to "
+                        "their column's type")
+    .setup_table_sink(
+        SinkTestStep.new_builder("Typed")
+        .add_schema("a INT", "b BIGINT", "c STRING", "d DECIMAL(5, 2)", "e DOUBLE")
+        .consuming_before_restore("+I[1, 2, null, 2.00, 1.0]", "+I[2, null, x, 1.50, 2.5]")
+        .build())
+    .run_sql("INSERT INTO Typed SELECT a, b, c, d, e FROM (VALUES (1, CAST(2 AS BIGINT), "
+             "CAST(NULL AS STRING), CAST(2 AS DECIMAL(5, 2)), CAST(1 AS DOUBLE)), (2, CAST(NULL AS "
+             "BIGINT), 'x', CAST(1.5 AS DECIMAL(5, 2)), 2.5e0)) AS t(a, b, c, d, e)")
+    .build())
+
+PROGRAMS = [VALUES_TEST, VALUES_TYPED_LITERALS]

@@ -100,10 +100,25 @@ def test_values_without_column_names_are_named_as_flink_names_them(env):
 @pytest.mark.parametrize("sql, message", [
     ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, 1 + 1))", "only literals"),
     ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, NULL))", "only NULLs"),
+    # a CAST of a literal folds only when it keeps the value exactly
+    ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, CAST(1.5 AS BIGINT)))", "keeps its value exactly"),
+    ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, CAST(3000000000 AS INT)))", "keeps its value"),
+    ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, CAST(n AS BIGINT)))", "only literals"),
+    ("INSERT INTO Ins2 SELECT * FROM (VALUES (1, CAST(1 AS DATE)))", "keeps its value exactly"),
 ])
 def test_values_beyond_literals_are_refused_by_name(env, sql, message):
     with pytest.raises(UnsupportedSqlError, match=message):
         env.compile_sql(sql)
+
+
+def test_a_typed_null_and_an_exact_cast_in_values_are_literals_of_their_type(env):
+    plan = env.compile_sql("INSERT INTO Ins2 SELECT * FROM (VALUES (1, CAST(NULL AS BIGINT)), "
+                           "(2, CAST(7 AS BIGINT)))")
+    (values,) = nodes(plan, "stream-exec-values_1")
+    assert values.row_type.text == "ROW<`EXPR$0` INT NOT NULL, `EXPR$1` BIGINT>"
+    assert [[(t.value, t.type) for t in row] for row in values.tuples] == [
+        [(1, "INT NOT NULL"), (None, "BIGINT")], [(2, "INT NOT NULL"), (7, "BIGINT NOT NULL")]]
+    assert values.description == "Values(tuples=[[{ 1, null }, { 2, 7 }]])"
 
 
 def test_a_tampered_values_literal_is_refused_when_the_plan_loads(env):

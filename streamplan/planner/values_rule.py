@@ -79,6 +79,8 @@ def _literal(item: exp.Expression, ctx: QueryContext):
         negative, target = True, target.this
     if isinstance(target, exp.Null) and not negative:
         return None, None
+    if isinstance(target, exp.Cast) and not negative:
+        return _cast_literal(target, ctx)
     if isinstance(target, exp.Boolean) and not negative:
         return bool(target.this), SqlType("BOOLEAN", (), False)
     if isinstance(target, exp.Literal) and target.is_string and not negative:
@@ -103,8 +105,65 @@ def _literal(item: exp.Expression, ctx: QueryContext):
         f"FALSE and NULL)", ctx.position.line, ctx.position.column, ctx.position.source)
 
 
+# CAST(literal AS type) in VALUES: Calcite folds it into a literal of that type. The types a
+# literal is cast to here, and only casts that keep its value exactly (no rounding, no
+# truncation, no CHAR padding); anything else is refused by name.
+_CAST_TARGETS = {exp.DataType.Type.TINYINT: "TINYINT", exp.DataType.Type.SMALLINT: "SMALLINT",
+                 exp.DataType.Type.INT: "INT", exp.DataType.Type.BIGINT: "BIGINT",
+                 exp.DataType.Type.FLOAT: "FLOAT", exp.DataType.Type.DOUBLE: "DOUBLE",
+                 exp.DataType.Type.DECIMAL: "DECIMAL", exp.DataType.Type.TEXT: "STRING",
+                 exp.DataType.Type.BOOLEAN: "BOOLEAN"}
+
+
+def _cast_literal(node: exp.Cast, ctx: QueryContext):
+    """(JSON value, type) of CAST(literal AS type): a typed NULL, or the literal's value in
+    that type when the cast keeps it exactly."""
+    name = _CAST_TARGETS.get(node.to.this)
+    value, literal_type = _literal(node.this, ctx)
+    params = tuple(int(param.this.this) for param in node.to.expressions)
+    if name == "DECIMAL" and len(params) == 1:
+        params = (params[0], 0)
+    to = SqlType(name, params or ((10, 0) if name == "DECIMAL" else ()), True) if name else None
+    if to is not None and literal_type is None:
+        return None, to
+    converted = _exact(value, literal_type, to) if to is not None else None
+    if converted is None:
+        raise UnsupportedSqlError(
+            f"'{node.sql(dialect='spark')[:60]}' in VALUES (a CAST of a literal only to a "
+            f"numeric, STRING or BOOLEAN type that keeps its value exactly)", ctx.position.line,
+            ctx.position.column, ctx.position.source)
+    return converted, to.with_nullable(False)
+
+
+def _exact(value, literal_type: SqlType, to: SqlType):
+    """`value` (of `literal_type`) as a JSON value of `to`, or None when the cast would change it."""
+    kind = literal_type.name
+    if to.name == "BOOLEAN":
+        return value if kind == "BOOLEAN" else None
+    if to.name == "STRING":
+        return value if kind in ("CHAR", "STRING") else None
+    if kind not in ("INT", "BIGINT", "DECIMAL", "DOUBLE") or isinstance(value, bool):
+        return None
+    if to.name in INTEGRAL_RANGES:
+        if kind not in ("INT", "BIGINT"):
+            return None
+        low, high = INTEGRAL_RANGES[to.name]
+        return value if low <= value <= high else None
+    if to.name in ("DOUBLE", "FLOAT"):
+        number = float(value)
+        return number if kind == "DOUBLE" or Decimal(number) == Decimal(str(value)) else None
+    if kind == "DOUBLE":                             # DECIMAL of a DOUBLE literal: refused
+        return None
+    precision, scale = to.params
+    number = Decimal(str(value))
+    scaled = number.quantize(Decimal(1).scaleb(-scale))
+    if scaled != number or len(scaled.as_tuple().digits) > precision:
+        return None
+    return str(scaled)
+
+
 def _shown(value, literal_type) -> str:
-    if literal_type is None:
+    if literal_type is None or value is None:
         return "null"
     if literal_type.name in ("CHAR", "STRING"):
         return "'" + str(value).replace("'", "''") + "'"

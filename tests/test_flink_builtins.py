@@ -62,6 +62,20 @@ def test_each_rewrite_is_spark_sql_the_plan_loader_accepts(flink, spark):
     parse_plan_expression(spark)
 
 
+def test_a_cast_to_varchar_n_truncates_and_to_char_n_also_pads_as_flinks():
+    # PyFlink 2.3: CAST('abcd' AS VARCHAR(3)) is 'abc', CAST('ab' AS CHAR(3)) 'ab ' (Spark's
+    # cast ignores the length, and sqlglot's Spark dialect reads the type as STRING)
+    from streamplan.sql.dialect import FlinkSql
+
+    def flink(text: str) -> str:
+        return spark_builtins(sqlglot.parse_one(text, read=FlinkSql), "<test>").sql("spark")
+
+    assert flink("CAST(n AS VARCHAR(3))") == "SUBSTRING(CAST(n AS STRING), 1, 3)"
+    assert flink("CAST(s AS CHAR(3))") == "RPAD(CAST(s AS STRING), 3, ' ')"
+    assert flink("CAST(s AS VARCHAR)") == "CAST(s AS STRING)"
+    parse_plan_expression("RPAD(CAST(s AS STRING), 3, ' ')")
+
+
 def test_a_timestamp_column_cast_to_string_keeps_its_precision_and_extract_is_a_bigint():
     from streamplan.types import Field, RowType, parse_type
 

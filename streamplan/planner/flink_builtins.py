@@ -25,7 +25,9 @@ def spark_builtins(expression: exp.Expression, where: str,
     naming `where`."""
     def rewrite(node: exp.Expression) -> exp.Expression:
         if input_row is not None and isinstance(node, (exp.Cast, exp.TryCast)):
-            return _boolean_string(_timestamp_string(node, input_row), input_row)
+            new = _boolean_string(_timestamp_string(node, input_row), input_row)
+            if new is not node:
+                return new
         if isinstance(node, exp.Anonymous) and node.name.upper() == "TO_TIMESTAMP_LTZ":
             return _to_timestamp_ltz(node, input_row)
         return _rewrite(node)
@@ -137,6 +139,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         # Spark has no TIME type: its SQL would cast to a TIMESTAMP, keeping the date
         raise _Refused("CAST(... AS TIME) (Spark has no TIME type; DATE_FORMAT(ts, "
                        "'HH:mm:ss') gives the time of day as text)")
+    if isinstance(node, exp.Cast) and node.to.this in _SIZED_TEXT and node.to.expressions:
+        return _sized_text(node)
     if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
         return _floor_or_ceil_to(node)
     if isinstance(node, exp.Extract) and not _is_cast_to(node.parent, exp.DataType.Type.BIGINT):
@@ -208,6 +212,18 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
 
 
 _JSON_FUNCTIONS = ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS")
+_SIZED_TEXT = (exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR)
+
+
+def _sized_text(node: exp.Cast) -> exp.Expression:
+    """CAST(x AS VARCHAR(n)) truncates the text to n characters and CAST(x AS CHAR(n)) also pads
+    it with spaces to n, as Flink's casts do; Spark's cast ignores the length."""
+    length = exp.Literal.number(int(node.to.expressions[0].this.this))
+    text = exp.Cast(this=node.this.copy(), to=exp.DataType.build("STRING"))
+    if node.to.this == exp.DataType.Type.VARCHAR:
+        return exp.Substring(this=text, start=exp.Literal.number(1), length=length)
+    return exp.Pad(this=text, expression=length, fill_pattern=exp.Literal.string(" "),
+                   is_left=False)
 
 
 def _backslash_free(pattern: exp.Expression) -> bool:

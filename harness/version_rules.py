@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from deepdiff import DeepDiff
 from pydantic import ValidationError
 
 from streamplan.testing import (REGISTRY, CheckpointError, CompiledPlan, ExecNode, PlanFormatError,
@@ -199,6 +198,8 @@ def state_layout_findings(fixture: Fixture, plan: CompiledPlan, manifest: Manife
 def _layout_changes(old: dict, new: dict) -> list[str]:
     """A layout is {variable: {kind, key, value}}: deepdiff's paths, worded per variable."""
     changes = []
+    from deepdiff import DeepDiff      # here: it imports pandas (see streamplan.json_diff)
+
     tree = DeepDiff(old, new, view="tree")
     for kind, verb in (("dictionary_item_removed", "removed"), ("dictionary_item_added", "added"),
                        ("values_changed", "changed"), ("type_changes", "changed")):

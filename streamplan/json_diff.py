@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from deepdiff import DeepDiff
-
 _ORDER = ("dictionary_item_removed", "iterable_item_removed", "dictionary_item_added",
           "iterable_item_added", "type_changes", "values_changed")
 
@@ -27,6 +25,8 @@ def _value(value: Any) -> str:
 def json_changes(old: Any, new: Any) -> list[str]:
     """Every difference between two JSON values: removed and added keys or items, type
     changes and changed values, each with its path; [] when equal."""
+    from deepdiff import DeepDiff      # here: it imports pandas, ~0.8 s of every process start
+
     tree = DeepDiff(old, new, view="tree", verbose_level=2)
     lines = []
     for kind in _ORDER:

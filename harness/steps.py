@@ -571,12 +571,12 @@ def _check_row_text(step: SinkTestStep, phase: str, index: int, text: Any) -> No
 
 
 def split_values(body: str) -> list[str]:
-    """Values of a row text: split at ', ' outside brackets (nested rows, arrays)."""
+    """Values of a row text: split at ", " outside brackets (nested rows, arrays, maps)."""
     parts, depth, start = [], 0, 0
     for index, char in enumerate(body):
-        if char in "[(":
+        if char in "[({":
             depth += 1
-        elif char in "])":
+        elif char in "])}":
             depth -= 1
         elif depth == 0 and body.startswith(", ", index):
             parts.append(body[start:index])

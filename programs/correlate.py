@@ -35,8 +35,7 @@ TINY = (
     .build())
 
 # --- Flink's own programs (CorrelateTestPrograms.java), as they are; their functions
-# (TableFunc1, StringSplit) rewritten in Python in programs/_functions.py. Not ported:
-# CORRELATE_CROSS_JOIN_UNNEST (an ARRAY<ROW<nested STRING>> column: docs/flink-programs.md).
+# (TableFunc1, StringSplit) rewritten in Python in programs/_functions.py.
 CORRELATE_CATALOG_FUNC = (
     TableTestProgram.of("correlate-catalog-func",
                         "validate correlate with temporary catalog function")
@@ -97,8 +96,63 @@ CORRELATE_LEFT_JOIN = (
              "LEFT JOIN LATERAL TABLE(func1(c)) AS T(s) ON TRUE")
     .build())
 
+CORRELATE_CROSS_JOIN_UNNEST = (
+    TableTestProgram.of("correlate-cross-join-unnest",
+                        "validate correlate with cross join and unnest")
+    .ported_from("CorrelateTestPrograms.java#CORRELATE_CROSS_JOIN_UNNEST", FLINK_COMMIT)
+    .setup_table_source(SourceTestStep.new_builder("source_t")
+                        .add_schema("name STRING", "arr ARRAY<ROW<nested STRING>>")
+                        .producing_before_restore(["Bob", [["1"], ["2"], ["3"]]])
+                        .producing_after_restore(["Alice", [["4"], ["5"], ["6"]]])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t").add_schema("name STRING", "nested STRING")
+                      .consuming_before_restore("+I[Bob, 1]", "+I[Bob, 2]", "+I[Bob, 3]")
+                      .consuming_after_restore("+I[Alice, 4]", "+I[Alice, 5]", "+I[Alice, 6]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT name, nested FROM source_t "
+             "CROSS JOIN UNNEST(arr) AS T(nested)")
+    .build())
+
+# UNNEST of every kind of collection, as PyFlink 2.3 runs the same SQL and rows (its print
+# sink printed these strings): NULL elements kept, a NULL or empty collection gives no row (a
+# LEFT JOIN one row of NULLs), WITH ORDINALITY counts from 1, composite columns printed as
+# Flink prints them (an ARRAY [a, b], a MAP {k=v} in java.util.HashMap's order).
+CORRELATE_UNNEST_COLLECTIONS = (
+    TableTestProgram.of("correlate-unnest-collections",
+                        "UNNEST of arrays, maps and arrays of rows; WITH ORDINALITY; LEFT JOIN")
+    .setup_table_source(SourceTestStep.new_builder("orders")
+                        .add_schema("id INT", "tags ARRAY<STRING>", "qty MAP<STRING, INT>",
+                                    "lines ARRAY<ROW<sku STRING, n INT>>")
+                        .producing_before_restore(
+                            [1, ["a", "b", None], {"x": 1, "y": 2}, [["s1", 2], ["s2", None]]],
+                            [2, None, None, None],
+                            [3, [], {}, []])
+                        .producing_after_restore([4, ["c", "c"], {"z": 26}, [["s3", 5]]])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("tag_out")
+                      .add_schema("id INT", "tag STRING", "pos INT")
+                      .consuming_before_restore("+I[1, a, 1]", "+I[1, b, 2]", "+I[1, null, 3]")
+                      .consuming_after_restore("+I[4, c, 1]", "+I[4, c, 2]").build())
+    .setup_table_sink(SinkTestStep.new_builder("qty_out")
+                      .add_schema("id INT", "k STRING", "v INT")
+                      .consuming_before_restore("+I[1, x, 1]", "+I[1, y, 2]",
+                                                "+I[2, null, null]", "+I[3, null, null]")
+                      .consuming_after_restore("+I[4, z, 26]").build())
+    .setup_table_sink(SinkTestStep.new_builder("line_out")
+                      .add_schema("id INT", "sku STRING", "n INT", "tags ARRAY<STRING>",
+                                  "qty MAP<STRING, INT>")
+                      .consuming_before_restore("+I[1, s1, 2, [a, b, null], {x=1, y=2}]",
+                                                "+I[1, s2, null, [a, b, null], {x=1, y=2}]")
+                      .consuming_after_restore("+I[4, s3, 5, [c, c], {z=26}]").build())
+    .run_statement_set(
+        "INSERT INTO tag_out SELECT id, tag, pos FROM orders "
+        "CROSS JOIN UNNEST(tags) WITH ORDINALITY AS t(tag, pos)",
+        "INSERT INTO qty_out SELECT id, k, v FROM orders LEFT JOIN UNNEST(qty) AS q(k, v) ON TRUE",
+        "INSERT INTO line_out SELECT id, sku, n, tags, qty FROM orders, UNNEST(lines) AS l(sku, n)")
+    .build())
+
 PROGRAMS = [CORRELATE_CATALOG_FUNC, CORRELATE_SYSTEM_FUNC, CORRELATE_JOIN_FILTER,
-            CORRELATE_LEFT_JOIN]
+            CORRELATE_LEFT_JOIN, CORRELATE_CROSS_JOIN_UNNEST, CORRELATE_UNNEST_COLLECTIONS]
 
 NOT_PASSING: dict[str, str] = {}
 

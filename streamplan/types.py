@@ -30,6 +30,8 @@ INTEGRAL_TYPES = NUMERIC_TYPES[:4]
 INTEGRAL_RANGES = {name: (-2 ** (bits - 1), 2 ** (bits - 1) - 1)       # Java's byte .. long
                    for name, bits in zip(INTEGRAL_TYPES, (8, 16, 32, 64))}
 STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
+# Types of other types: ARRAY<T>, MAP<K, V> and ROW<`name` T, ...> (Flink's constructed types).
+COMPOSITE_TYPES = ("ARRAY", "MAP", "ROW")
 _SIMPLE = {
     "BOOLEAN": T.BooleanType, "TINYINT": T.ByteType, "SMALLINT": T.ShortType, "INT": T.IntegerType,
     "BIGINT": T.LongType, "FLOAT": T.FloatType, "DOUBLE": T.DoubleType, "STRING": T.StringType,
@@ -45,18 +47,31 @@ class SqlType:
     name: str
     params: tuple[int, ...] = ()
     nullable: bool = True
+    # A composite type's parts: ARRAY (element,), MAP (key, value), ROW its fields as
+    # (name, type) pairs.
+    children: tuple = ()
 
     @property
     def text(self) -> str:
-        base = self.name + (f"({','.join(map(str, self.params))})" if self.params else "")
+        if self.name == "ROW":
+            base = "ROW<" + ", ".join(f"{quote_identifier(name)} {child.text}"
+                                      for name, child in self.children) + ">"
+        elif self.children:
+            base = f"{self.name}<{', '.join(child.text for child in self.children)}>"
+        else:
+            base = self.name + (f"({','.join(map(str, self.params))})" if self.params else "")
         return base if self.nullable else f"{base} NOT NULL"
+
+    @property
+    def is_composite(self) -> bool:
+        return self.name in COMPOSITE_TYPES
 
     @property
     def is_timestamp(self) -> bool:
         return self.name in ("TIMESTAMP", "TIMESTAMP_LTZ")
 
     def with_nullable(self, nullable: bool) -> "SqlType":
-        return SqlType(self.name, self.params, nullable)
+        return SqlType(self.name, self.params, nullable, self.children)
 
     def to_spark(self) -> T.DataType:
         if self.name in _SIMPLE:
@@ -67,6 +82,13 @@ class SqlType:
             return T.StringType()
         if self.is_timestamp:
             return T.TimestampType()
+        if self.name == "ARRAY":
+            return T.ArrayType(self.children[0].to_spark(), True)
+        if self.name == "MAP":
+            return T.MapType(self.children[0].to_spark(), self.children[1].to_spark(), True)
+        if self.name == "ROW":
+            return T.StructType([T.StructField(name, child.to_spark(), True)
+                                 for name, child in self.children])
         raise ValueError(f"type {self.text} has no Spark mapping")
 
 
@@ -78,7 +100,10 @@ def decimal_precision_scale(sql_type: SqlType) -> tuple[int, int]:
 
 @lru_cache(maxsize=16384)      # plans repeat their types; SqlType is immutable
 def parse_type(text: str) -> SqlType:
-    """Parse canonical or user type text ('int not null', 'TIMESTAMP(3)', 'DECIMAL(10, 2)')."""
+    """Parse canonical or user type text ('int not null', 'TIMESTAMP(3)', 'DECIMAL(10, 2)',
+    'ARRAY<INT>', 'MAP<STRING, INT>', 'ROW<`name` STRING, n INT>')."""
+    if "<" in text:
+        return _parse_composite(text)
     compact, nullable = " ".join(text.upper().split()), True
     if compact.endswith(" NOT NULL"):
         compact, nullable = compact[: -len(" NOT NULL")], False
@@ -98,8 +123,56 @@ def parse_type(text: str) -> SqlType:
     return SqlType(name, params, nullable)
 
 
+_NOT_NULL_RE = re.compile(r"\s+NOT\s+NULL\s*$", re.IGNORECASE)
+_ROW_FIELD_RE = re.compile(r"^\s*(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_$]*)\s+(.+?)\s*$", re.DOTALL)
+
+
+def _parse_composite(text: str) -> SqlType:
+    """ARRAY<T>, MAP<K, V> or ROW<name T, ...> (field names keep their case; a name may be
+    quoted with backquotes), with NOT NULL after the closing '>' or after a part."""
+    body, nullable = text.strip(), True
+    match = _NOT_NULL_RE.search(body)
+    if match and body[:match.start()].rstrip().endswith(">"):
+        body, nullable = body[:match.start()].rstrip(), False
+    head, _, rest = body.partition("<")
+    name = head.strip().upper()
+    if name not in COMPOSITE_TYPES or not rest.endswith(">"):
+        raise ValueError(f"'{text}' is not a supported type (ARRAY<T>, MAP<K, V>, ROW<name T, ...>)")
+    parts = [part.strip() for part in _split_top_level(rest[:-1])]
+    if name == "ROW":
+        if not parts:
+            raise ValueError(f"'{text}': a ROW has at least one field")
+        fields = []
+        for part in parts:
+            field = _ROW_FIELD_RE.match(part)
+            if field is None:
+                raise ValueError(f"'{text}': a ROW field is 'name TYPE', got '{part}'")
+            raw = field.group(1)
+            label = raw[1:-1].replace("``", "`") if raw.startswith("`") else raw
+            fields.append((label, parse_type(field.group(2))))
+        names = [label for label, _ in fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"'{text}': a ROW's field names must differ")
+        return SqlType("ROW", (), nullable, tuple(fields))
+    arity = 1 if name == "ARRAY" else 2
+    if len(parts) != arity:
+        raise ValueError(f"'{text}': {name} takes {arity} type(s), found {len(parts)}")
+    return SqlType(name, (), nullable, tuple(parse_type(part) for part in parts))
+
+
 def from_spark(data_type: T.DataType, nullable: bool = True) -> SqlType:
     """The SqlType Spark's analyzer inferred for an expression."""
+    if isinstance(data_type, T.ArrayType):
+        return SqlType("ARRAY", (), nullable, (from_spark(data_type.elementType,
+                                                          data_type.containsNull),))
+    if isinstance(data_type, T.MapType):
+        return SqlType("MAP", (), nullable, (from_spark(data_type.keyType),
+                                             from_spark(data_type.valueType,
+                                                        data_type.valueContainsNull)))
+    if isinstance(data_type, T.StructType):
+        return SqlType("ROW", (), nullable, tuple((field.name, from_spark(field.dataType,
+                                                                          field.nullable))
+                                                  for field in data_type.fields))
     for name, spark_cls in _SIMPLE.items():
         if type(data_type) is spark_cls:
             return SqlType(name, (), nullable)
@@ -186,14 +259,14 @@ def parse_row_type(text: str) -> RowType:
 
 
 def _split_top_level(body: str) -> list[str]:
-    """Split on commas outside parentheses and backquotes."""
+    """Split on commas outside parentheses, angle brackets and backquotes."""
     parts, depth, quoted, current = [], 0, False, []
     for char in body:
         if char == "`":
             quoted = not quoted
-        elif not quoted and char == "(":
+        elif not quoted and char in "(<":
             depth += 1
-        elif not quoted and char == ")":
+        elif not quoted and char in ")>":
             depth -= 1
         elif not quoted and depth == 0 and char == ",":
             parts.append("".join(current))

@@ -172,9 +172,26 @@ def test_explicit_null_keeps_the_column_nullable():
 
 
 def test_unknown_type_is_unsupported_at_its_position():
-    error = unsupported("CREATE TABLE t (\n  a INT,\n  tags ARRAY<STRING>\n)")
-    assert error.construct == "column type ARRAY"
+    error = unsupported("CREATE TABLE t (\n  a INT,\n  tags MULTISET<STRING>\n)")
+    assert error.construct == "column type MULTISET"
     assert (error.line, error.column) == (3, 8)
+
+
+def test_composite_column_types_parse_to_canonical_text():
+    table = parse_statement("CREATE TABLE t (arr ARRAY<ROW<nested VARCHAR>>, m map<string, INT "
+                            "NOT NULL>, r ROW(a INT, `b c` ARRAY<BIGINT>) NOT NULL)")
+    assert [(c.type_text, c.nullable) for c in table.columns] == [
+        ("ARRAY<ROW<`nested` STRING>>", True), ("MAP<STRING, INT NOT NULL>", True),
+        ("ROW<`a` INT, `b c` ARRAY<BIGINT>>", False)]
+    for column in table.columns:
+        assert parse_type(column.type_text).text == column.type_text
+
+
+def test_composite_type_errors_name_the_column():
+    with pytest.raises(SqlSyntaxError, match="expected '>' to close the ARRAY of column 'arr'"):
+        parse_statement("CREATE TABLE t (arr ARRAY<ROW<nested STRING>)")
+    with pytest.raises(SqlSyntaxError, match="field names must differ"):
+        parse_statement("CREATE TABLE t (r ROW<a INT, a STRING>)")
 
 
 def test_types_without_parameters_are_flinks_defaults():

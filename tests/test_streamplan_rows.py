@@ -64,3 +64,34 @@ def test_a_timestamp_ltz_prints_as_javas_instant_as_flink_prints_it():
     assert format_value(dt.datetime(2020, 4, 15, 8, 0, 9, 999000), ltz) == "2020-04-15T08:00:09.999Z"
     assert format_value(dt.datetime(2020, 4, 15, 8, 0), ltz) == "2020-04-15T08:00:00Z"
     assert format_value(dt.datetime(2020, 4, 15, 8, 0), parse_type("TIMESTAMP(3)")) == "2020-04-15T08:00"
+
+
+# Composite values as PyFlink 2.3's print sink printed them (Row.toString of the external
+# values): arrays in brackets, maps in java.util.HashMap's order, nested rows as +I[...].
+def test_composite_values_print_like_flink():
+    row_type = parse_type("ROW<a ARRAY<INT>, m MAP<STRING, INT>, r ROW<x STRING, y INT>, "
+                          "ar ARRAY<ROW<n STRING>>, d ARRAY<DOUBLE>, ts ARRAY<TIMESTAMP(3)>>")
+    value = to_python([[1, 2, None], {"b": 2, "a": 1, "zz": 3, "c": 4}, ["q", 7], [["1"], ["2"]],
+                       [1.5, 2.0], ["2024-01-01 10:00:00"]], row_type)
+    assert format_value(value, row_type) == (
+        "+I[[1, 2, null], {zz=3, a=1, b=2, c=4}, +I[q, 7], [+I[1], +I[2]], [1.5, 2.0], "
+        "[2024-01-01T10:00]]")
+
+
+def test_composite_values_convert_by_their_parts_types():
+    assert to_python({"x": "1"}, parse_type("MAP<STRING, INT>")) == {"x": 1}
+    assert to_python({"n": "s"}, parse_type("ROW<n STRING, k INT>")) == ("s", None)
+    with pytest.raises(ValueError, match="is not a list"):
+        to_python("abc", parse_type("ARRAY<STRING>"))
+    with pytest.raises(ValueError, match="is not a dict"):
+        to_python([1], parse_type("MAP<STRING, INT>"))
+    with pytest.raises(ValueError, match="is not a list of 2 value"):
+        to_python([1], parse_type("ROW<a INT, b INT>"))
+    with pytest.raises(ValueError, match="out of range for INT"):
+        to_python([2 ** 40], parse_type("ARRAY<INT>"))
+
+
+def test_composite_values_round_trip_through_json():
+    row_type = parse_type("ROW<a ARRAY<TIMESTAMP(3)>, m MAP<INT, DECIMAL(5,2)>>")
+    value = to_python([["2024-01-01 10:00:00.5"], {1: "2.50"}], row_type)
+    assert to_python(json.loads(json.dumps(to_json(value))), row_type) == value

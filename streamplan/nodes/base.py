@@ -158,6 +158,9 @@ class ExecNode(PlanModel):
     # --- planning traits (Flink's metadata queries, answered by the node) -------------------
     STATE_NAMES: ClassVar[tuple[str, ...]] = ()   # FLIP-292 state entries, one per input
     STATE_DOC: ClassVar[str] = ""                  # what the state holds (docs' node catalog)
+    # Whether the node's input rows may hold ARRAY, MAP and ROW columns. Only nodes whose rows
+    # stay on the JVM do; the Python cores keep rows as hashable tuples and in state.
+    COMPOSITE_COLUMNS: ClassVar[bool] = False
     # Whether the node emits the same changelog per key however its input is cut into
     # micro-batches (the harness checks it); False where a batch reorders rows of a key.
     CHANGELOG_BATCH_INVARIANT: ClassVar[bool] = True

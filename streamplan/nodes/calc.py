@@ -17,6 +17,7 @@ from .metadata import exec_node
 
 @exec_node(name="stream-exec-calc", version=1, min_plan_version="0.1", min_state_version="0.1")
 class StreamExecCalc(ExecNode):
+    COMPOSITE_COLUMNS = True
     projection: list[SparkExpression]
     condition: Optional[SparkExpression] = None
     # the user-defined scalar functions its expressions call (absent when none): by identity

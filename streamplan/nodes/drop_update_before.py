@@ -11,6 +11,7 @@ from .metadata import exec_node
 @exec_node(name="stream-exec-drop-update-before", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 class StreamExecDropUpdateBefore(ExecNode):
+    COMPOSITE_COLUMNS = True
     def output_changelog(self, inputs):
         return inputs[0] - {RowKind.UPDATE_BEFORE}
 

@@ -16,6 +16,7 @@ from .metadata import exec_node
 
 @exec_node(name="stream-exec-expand", version=1, min_plan_version="0.3", min_state_version="0.3")
 class StreamExecExpand(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = "none: each input row becomes one row per projection, with its row kind"
     projects: list[list[SparkExpression]]
 

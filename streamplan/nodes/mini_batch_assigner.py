@@ -28,6 +28,7 @@ class MiniBatchInterval(PlanModel):
 @exec_node(name="stream-exec-mini-batch-assigner", version=1, min_plan_version="0.3",
            min_state_version="0.3")
 class StreamExecMiniBatchAssigner(ExecNode):
+    COMPOSITE_COLUMNS = True
     # The mini-batch operators downstream cut their bundles at micro-batches: a plan that
     # has one emits a changelog that depends on the batches.
     CHANGELOG_BATCH_INVARIANT = False

@@ -22,6 +22,7 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
 @exec_node(name="stream-exec-sink", version=1, min_plan_version="0.1", min_state_version="0.1",
            consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = ("none, unless it materializes upserts (SinkUpsertMaterializer): per primary key the "
                  "rows added and not retracted; TTL from `state`")
     RUNTIME = "upsert_materializer"

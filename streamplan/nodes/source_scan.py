@@ -13,6 +13,7 @@ from .metadata import exec_node
 @exec_node(name="stream-exec-table-source-scan", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecTableSourceScan(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = ("source offsets")
     arity = 0
     table: TableSpec

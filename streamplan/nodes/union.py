@@ -12,6 +12,7 @@ from .metadata import exec_node
 
 @exec_node(name="stream-exec-union", version=1, min_plan_version="0.3", min_state_version="0.3")
 class StreamExecUnion(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = "none: no operator, every input's rows pass through with their kinds"
     arity = 2
     variadic = True          # a chain of unions is one node (Flink's UnionMergeRule)

@@ -58,6 +58,7 @@ class ValuesLiteral(PlanModel):
 
 @exec_node(name="stream-exec-values", version=1, min_plan_version="0.3", min_state_version="0.3")
 class StreamExecValues(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = "source offsets (the tuples are emitted once, by the query's first micro-batch)"
     arity = 0
     tuples: list[list[ValuesLiteral]]

@@ -15,6 +15,7 @@ END_OF_TIME = "9999-12-31 23:59:59.999"
 @exec_node(name="stream-exec-watermark-assigner", version=1, min_plan_version="0.1",
            min_state_version="0.1")
 class StreamExecWatermarkAssigner(ExecNode):
+    COMPOSITE_COLUMNS = True
     STATE_DOC = ("Spark's watermark")
     rowtime_field_index: FieldIndex
     watermark_delay: Duration

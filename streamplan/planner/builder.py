@@ -22,6 +22,7 @@ from ..functions import SCALAR, FunctionDefinition
 from ..functions.spark import scalar_functions_called
 from .flink_builtins import spark_builtins
 from .flink_result_types import flink_result_types
+from .typed_builtins import typed_builtins
 from ..nodes import REGISTRY, ExecNode
 from ..nodes.metadata import node_name
 from ..nodes.sink import StreamExecSink
@@ -84,6 +85,8 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         `state` entries are the node's own defaults, with `state_ttls` (one per input; by
         default table.exec.state.ttl)."""
         cls, meta = REGISTRY.latest_class(node_name(kind))
+        if not cls.COMPOSITE_COLUMNS:
+            _refuse_composite_columns(meta.name, inputs)
         ttls = state_ttls or [self.config.get(STATE_TTL)] * max(cls.arity, 1)
         state = cls.default_state(meta.version, ttls, spec)
         if state is not None:
@@ -270,14 +273,15 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
 
     def _sql(self, expression: exp.Expression, input_row: RowType, where: str) -> str:
         """Spark SQL text of a resolved expression, with Flink's result types (planner.
-        flink_result_types), integer division and built-ins. Only what
+        flink_result_types, typed_builtins), integer division and built-ins. Only what
         a plan may carry passes (streamplan.sql.expressions): the loader applies the same rule."""
         with user_functions(name for name, definition in self.functions.items()
                             if definition.kind == SCALAR):
             construct = disallowed_construct(expression)
         if construct is not None:
             raise UnsupportedSqlError(f"{construct} at {where}", hint=EXPRESSIONS_HINT)
-        typed = flink_result_types(expression, input_row, self.types, where)
+        typed = typed_builtins(flink_result_types(expression, input_row, self.types, where),
+                               input_row, self.types, where)
         return spark_sql(spark_builtins(integer_division(typed, input_row, self.types, where),
                                         where, input_row))
 
@@ -342,3 +346,17 @@ def integer_division(expression: exp.Expression, input_row: RowType, types: Spar
                                                   expression=node.expression.copy()),
                                   to=exp.DataType.build(wider)))
     return root.this
+
+
+def _refuse_composite_columns(node_name: str, inputs: list[ExecNode]) -> None:
+    """A node that runs rows through a Python core cannot take ARRAY, MAP or ROW columns yet:
+    refused here, naming the column, instead of failing in a Spark worker."""
+    for source in inputs:
+        for field in source.row_type.fields:
+            if field.type.is_composite:
+                raise UnsupportedSqlError(
+                    f"column '{field.name}' of type {field.type.text} in the input of "
+                    f"{node_name} (ARRAY, MAP and ROW columns pass through stateless nodes: "
+                    f"scans, calcs, UNNEST, unions, sinks; select only the columns the "
+                    f"{node_name} needs, or take what it needs out of the collection, e.g. "
+                    f"CARDINALITY(arr), arr[1], m['key'])")

@@ -1,7 +1,9 @@
 """The correlate rule: `FROM t, LATERAL TABLE(f(x)) AS T(a, b)` (and `CROSS JOIN LATERAL
 TABLE(...)`, `LEFT JOIN LATERAL TABLE(...) AS T(a) ON TRUE`) over a registered table function
-becomes a stream-exec-correlate (Flink's StreamPhysicalCorrelateRule). UNNEST and LATERAL
-over anything but a registered table function are refused by name."""
+becomes a stream-exec-correlate (Flink's StreamPhysicalCorrelateRule), and so does
+`CROSS JOIN UNNEST(arr) [WITH ORDINALITY] AS T(x)` (and `LEFT JOIN UNNEST(...) ON TRUE`) over
+an ARRAY or a MAP, Flink's built-in `$UNNEST_ROWS$1`. LATERAL over anything but a registered
+table function is refused by name."""
 from __future__ import annotations
 
 from sqlglot import exp
@@ -9,8 +11,8 @@ from sqlglot import exp
 from ..errors import PlanningError, UnsupportedSqlError
 from ..functions import TABLE
 from ..functions.data_types import RowOf, parse_data_type
-from ..nodes.correlate import StreamExecCorrelate
-from ..types import Field, RowType, unique_names
+from ..nodes.correlate import UNNEST, UNNEST_WITH_ORDINALITY, StreamExecCorrelate
+from ..types import Field, RowType, SqlType, unique_names
 from .common import QueryContext, Relation
 from .scope import Scope, ScopeField
 from .user_aggregates import check_call_arguments
@@ -25,6 +27,8 @@ class CorrelateRules:
         def refuse(construct: str) -> UnsupportedSqlError:
             return UnsupportedSqlError(construct, position.line, position.column, position.source)
 
+        if isinstance(join.this, exp.Unnest):
+            return self._unnest(relation, join, _join_type(join, "UNNEST(...)", refuse), ctx)
         lateral = join.this
         call = lateral.this
         inner = call.expressions[0] if (isinstance(call, exp.Anonymous) and call.name.upper()
@@ -37,19 +41,7 @@ class CorrelateRules:
             what = "is not registered" if definition is None else f"is a {definition.kind} function"
             raise PlanningError(f"{where}: LATERAL TABLE({inner.name}(...)): {inner.name} {what}; "
                                 f"register a table function (streamplan.functions.TableFunction)")
-        side = (join.side or "").upper()
-        on = join.args.get("on")
-        if side == "LEFT":
-            if not (isinstance(on, exp.Boolean) and on.this is True):
-                raise refuse("LEFT JOIN LATERAL TABLE(...) with a condition other than ON TRUE")
-            join_type = "LEFT"
-        elif side or (on is not None and not (isinstance(on, exp.Boolean) and on.this is True)):
-            raise refuse(f"{side or 'INNER'} JOIN LATERAL TABLE(...) "
-                         f"{'ON ' + on.sql(dialect='spark') if on is not None else ''}".rstrip()
-                         + " (a comma, CROSS JOIN or INNER JOIN ... ON TRUE, or LEFT JOIN ... "
-                           "ON TRUE)")
-        else:
-            join_type = "INNER"
+        join_type = _join_type(join, "LATERAL TABLE(...)", refuse)
         input_row = relation.node.row_type
         scope = Scope(relation.scope_fields, where)
         arguments = [self._sql(scope.rewrite(arg), input_row, where) for arg in inner.expressions]
@@ -84,3 +76,76 @@ class CorrelateRules:
         scope_fields = list(relation.scope_fields) + [
             ScopeField(qualifier, name, field) for name, field in zip(names, out_fields)]
         return Relation(node, scope_fields, relation.names + (qualifier,))
+
+    def _unnest(self, relation: Relation, join: exp.Join, join_type: str,
+                ctx: QueryContext) -> Relation:
+        """UNNEST(x) of an ARRAY (one column, or the fields of its ROW elements) or a MAP (KEY
+        and VALUE), WITH ORDINALITY an INT column more (from 1), named as Calcite names them
+        unless the alias names them."""
+        where, position = ctx.where, ctx.position
+        unnest = join.this
+        if len(unnest.expressions) != 1:
+            raise UnsupportedSqlError(f"UNNEST of {len(unnest.expressions)} collections (one "
+                                      f"ARRAY or MAP)", position.line, position.column,
+                                      position.source)
+        input_row = relation.node.row_type
+        scope = Scope(relation.scope_fields, where)
+        (argument,) = [self._sql(scope.rewrite(unnest.expressions[0]), input_row, where)]
+        (collection,) = self.types.resolve(input_row, [argument], None, where)
+        if collection.name == "ARRAY":
+            (element,) = collection.children
+            fields = (list(element.children) if element.name == "ROW"
+                      else [("EXPR$0", element)])
+        elif collection.name == "MAP":
+            fields = list(zip(("KEY", "VALUE"), collection.children))
+        else:
+            raise PlanningError(f"{where}: UNNEST({unnest.expressions[0].sql(dialect='spark')}): "
+                                f"the argument is a {collection.text}, not an ARRAY or a MAP")
+        ordinality = unnest.args.get("offset") not in (None, False)
+        if ordinality:
+            fields.append(("ORDINALITY", SqlType("INT", (), False)))
+        alias = unnest.args.get("alias")
+        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        if ordinality and isinstance(unnest.args.get("offset"), exp.Identifier):
+            columns.append(unnest.args["offset"].name)        # sqlglot keeps it apart
+        if columns and len(columns) != len(fields):
+            raise PlanningError(f"{where}: UNNEST(...) AS {alias.name}({', '.join(columns)}) "
+                                f"names {len(columns)} column(s); UNNEST of a "
+                                f"{collection.text}{' WITH ORDINALITY' if ordinality else ''} "
+                                f"gives {len(fields)}")
+        names = columns or [name for name, _ in fields]
+        out_names = unique_names(list(input_row.names) + names)[len(input_row.names):]
+        # the collection's values may be NULL (an element, a LEFT join's padding); the
+        # ordinality of an INNER join never is
+        out_fields = [Field(out, data_type.with_nullable(
+                          not (ordinality and index == len(fields) - 1 and join_type == "INNER")))
+                      for index, (out, (_, data_type)) in enumerate(zip(out_names, fields))]
+        output = RowType(tuple(input_row.fields) + tuple(out_fields))
+        builtin = UNNEST_WITH_ORDINALITY if ordinality else UNNEST
+        node = self.add(StreamExecCorrelate, [relation.node], join_type=join_type,
+                        builtin=builtin, arguments=[argument], output_type=output.text,
+                        description=(f"Correlate(invocation=[{builtin}"
+                                     f"({argument.replace('`', '')})], "
+                                     f"select=[{', '.join(output.names)}], "
+                                     f"joinType=[{join_type}])"))
+        qualifier = alias.name if alias is not None and alias.name else ""
+        scope_fields = list(relation.scope_fields) + [
+            ScopeField(qualifier, name, field) for name, field in zip(names, out_fields)]
+        return Relation(node, scope_fields, relation.names + ((qualifier,) if qualifier else ()))
+
+
+def _join_type(join: exp.Join, what: str, refuse) -> str:
+    """INNER for a comma, CROSS JOIN or INNER JOIN ... ON TRUE; LEFT for LEFT JOIN ... ON TRUE."""
+    side = (join.side or "").upper()
+    on = join.args.get("on")
+    on_true = isinstance(on, exp.Boolean) and on.this is True
+    if side == "LEFT":
+        if not on_true:
+            raise refuse(f"LEFT JOIN {what} with a condition other than ON TRUE")
+        return "LEFT"
+    if side or (on is not None and not on_true):
+        raise refuse(f"{side or 'INNER'} JOIN {what} "
+                     f"{'ON ' + on.sql(dialect='spark') if on is not None else ''}".rstrip()
+                     + " (a comma, CROSS JOIN or INNER JOIN ... ON TRUE, or LEFT JOIN ... "
+                       "ON TRUE)")
+    return "INNER"

@@ -169,8 +169,8 @@ class SelectRules:
                 conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
                 relation = self._temporal_join(relation, join, ctx, pushed)
                 continue
-            if isinstance(join.this, exp.Lateral):      # LATERAL TABLE(f(x)): correlates.py
-                relation = self._correlate(relation, join, ctx)
+            if isinstance(join.this, (exp.Lateral, exp.Unnest)):   # LATERAL TABLE(f(x)),
+                relation = self._correlate(relation, join, ctx)      # UNNEST: correlates.py
                 continue
             right = self._relation(join.this, ctx)
             # a window TVF joined is its window table function's rows (a window join when
@@ -228,8 +228,8 @@ class SelectRules:
 def _correlate_refusal(item: exp.Expression, functions) -> str:
     """UNNEST, and a LATERAL that is not joined to rows before it."""
     if isinstance(item, exp.Unnest):
-        return ("UNNEST in FROM (Flink runs it in stream-exec-correlate as a built-in table "
-                "function over an ARRAY column; ARRAY column types are not supported here)")
+        return ("UNNEST as the first FROM item (it joins the rows of the FROM items before it: "
+                "FROM t CROSS JOIN UNNEST(t.arr) AS T(x))")
     return ("LATERAL as the first FROM item (a correlate joins a table function call to the "
             "rows of the FROM items before it: FROM t, LATERAL TABLE(f(t.x)) AS T(y))")
 

@@ -104,3 +104,40 @@ def hash_map_order(keys: Sequence[tuple], type_names: Sequence[str]) -> Optional
         return (h ^ (h >> 16)) & (table - 1)
 
     return sorted(range(len(keys)), key=lambda position: (bucket(keys[position]), position))
+
+
+def java_hash_code(value, type_name: str) -> Optional[int]:
+    """`hashCode()` of the Java object Flink converts a value of `type_name` to (String,
+    Integer, Long, Boolean, Double, ...), as an unsigned 32-bit int; None for other types."""
+    if type_name in _STRINGS:
+        h = 0
+        for unit in struct.unpack(f"<{len(value.encode('utf-16-le')) // 2}H",
+                                  value.encode("utf-16-le")):
+            h = (31 * h + unit) & _MASK
+        return h
+    if type_name in ("TINYINT", "SMALLINT", "INT"):
+        return value & _MASK
+    if type_name == "BIGINT":
+        return (value ^ ((value & 0xFFFFFFFFFFFFFFFF) >> 32)) & _MASK
+    if type_name == "BOOLEAN":
+        return 1231 if value else 1237
+    if type_name == "DOUBLE":
+        (bits,) = struct.unpack("<Q", struct.pack("<d", value if value == value else float("nan")))
+        return (bits ^ (bits >> 32)) & _MASK
+    if type_name == "FLOAT":
+        (bits,) = struct.unpack("<I", struct.pack("<f", value))
+        return bits
+    return None
+
+
+def java_map_order(keys: Sequence, type_name: str) -> list[int]:
+    """The positions of `keys` (in insertion order) in the order a java.util.HashMap of their
+    Java objects iterates them (Flink's MAP values as Row.toString prints them); insertion
+    order for key types whose hashCode is not covered."""
+    hashes = [java_hash_code(key, type_name) if key is not None else 0 for key in keys]
+    if any(h is None for h in hashes):
+        return list(range(len(keys)))
+    table = capacity(len(keys))
+    return sorted(range(len(keys)),
+                  key=lambda position: ((hashes[position] ^ (hashes[position] >> 16))
+                                        & (table - 1), position))

@@ -21,6 +21,8 @@ def to_python(value: Any, sql_type: SqlType) -> Any:
     if value is None:
         return None
     name = sql_type.name
+    if sql_type.is_composite:
+        return _to_composite(value, sql_type)
     if sql_type.is_timestamp:
         if isinstance(value, dt.datetime):
             return value
@@ -66,6 +68,33 @@ def to_python(value: Any, sql_type: SqlType) -> Any:
         return str(value)
     except ValueError:      # an int past Python's 4300-digit limit
         raise ValueError(f"{brief_repr(value)} is too long for a string") from None
+
+
+def _to_composite(value: Any, sql_type: SqlType) -> Any:
+    """An ARRAY is a list, a MAP a dict, a ROW a list or tuple of its fields' values (or a
+    dict by field name); their parts are converted for their own types."""
+    if sql_type.name == "ARRAY":
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"{brief_repr(value)} is not a list (an {sql_type.text})")
+        (element,) = sql_type.children
+        return [to_python(item, element) for item in value]
+    if sql_type.name == "MAP":
+        if not isinstance(value, dict):
+            raise ValueError(f"{brief_repr(value)} is not a dict (a {sql_type.text})")
+        key_type, value_type = sql_type.children
+        return {to_python(key, key_type): to_python(item, value_type)
+                for key, item in value.items()}
+    fields = sql_type.children
+    if isinstance(value, dict):
+        unknown = set(value) - {name for name, _ in fields}
+        if unknown:
+            raise ValueError(f"{brief_repr(value)} names no field {sorted(unknown)[0]!r} of "
+                             f"{sql_type.text}")
+        value = [value.get(name) for name, _ in fields]
+    if not isinstance(value, (list, tuple)) or len(value) != len(fields):
+        raise ValueError(f"{brief_repr(value)} is not a list of {len(fields)} value(s) (a "
+                         f"{sql_type.text})")
+    return tuple(to_python(item, field_type) for item, (_, field_type) in zip(value, fields))
 
 
 def _to_integral(value: Any, name: str) -> int:
@@ -151,6 +180,10 @@ def to_json(value: Any) -> Any:
         return str(value)
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
+    if isinstance(value, (list, tuple)):         # an ARRAY, or a ROW (Spark's Row)
+        return [to_json(item) for item in value]
+    if isinstance(value, dict):                  # a MAP: JSON keys are text
+        return {str(to_json(key)): to_json(item) for key, item in value.items()}
     return value
 
 
@@ -200,6 +233,8 @@ def _java_floating(value: float, shortest: str) -> str:
 def format_value(value: Any, sql_type: SqlType | None = None) -> str:
     if value is None:
         return "null"
+    if isinstance(value, (list, dict, tuple)) and not isinstance(value, (bytes, bytearray)):
+        return _format_composite(value, sql_type)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str) and sql_type is not None and sql_type.is_timestamp:
@@ -215,6 +250,26 @@ def format_value(value: Any, sql_type: SqlType | None = None) -> str:
             return _java_floating(value, repr(float(str(numpy.float32(value)))))
         return _java_floating(value, repr(value))
     return str(value)
+
+
+def _format_composite(value: Any, sql_type: SqlType | None) -> str:
+    """As Flink's Row.toString prints the external values: an ARRAY `[1, 2]`, a MAP
+    `{k=v, ...}` in java.util.HashMap's order, a ROW `+I[a, 1]`."""
+    children = sql_type.children if sql_type is not None and sql_type.is_composite else ()
+    if isinstance(value, dict):
+        key_type, value_type = children or (None, None)
+        keys = list(value)
+        if key_type is not None:
+            from .java_hash_order import java_map_order
+
+            keys = [keys[position] for position in java_map_order(keys, key_type.name)]
+        return "{" + ", ".join(f"{format_value(key, key_type)}={format_value(value[key], value_type)}"
+                               for key in keys) + "}"
+    if isinstance(value, list):
+        element = children[0] if children else None
+        return "[" + ", ".join(format_value(item, element) for item in value) + "]"
+    types = [field_type for _, field_type in children] or [None] * len(value)
+    return "+I[" + ", ".join(format_value(item, t) for item, t in zip(value, types)) + "]"
 
 
 def format_row(kind: RowKind, values: Sequence[Any], row_type: RowType | None = None) -> str:

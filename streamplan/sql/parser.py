@@ -44,7 +44,8 @@ from streamplan.sql.splitter import (
     HINT, IDENT, NUMBER, PUNCT, WORD, SourceText, Token, split_statements, statement_set_end,
     tokenize,
 )
-from streamplan.types import TYPE_ALIASES, TYPE_ARITIES, TYPE_PARAM_RANGES
+from streamplan.types import (COMPOSITE_TYPES, TYPE_ALIASES, TYPE_ARITIES, TYPE_PARAM_RANGES,
+                              parse_type, quote_identifier)
 
 _SUPPORTED = ("streamplan scripts contain SET, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, "
               "INSERT INTO ... SELECT, "
@@ -549,11 +550,15 @@ def _parse_nullability(cur: _Cursor) -> bool:
 
 
 def _parse_type(cur: _Cursor, column: str) -> str:
-    """One of the supported types, normalised: upper case, no spaces, INTEGER as INT."""
+    """One of the supported types, normalised: upper case, no spaces, INTEGER as INT; a
+    composite type (ARRAY<T>, MAP<K, V>, ROW<name T, ...> or ROW(name T, ...)) in its
+    canonical text (streamplan.types)."""
     token = cur.peek()
     if token is None or token.kind != WORD:
         raise cur.fail(f"a type for column '{column}'")
     name = TYPE_ALIASES.get(token.upper, token.upper)
+    if name in COMPOSITE_TYPES:
+        return _parse_composite_type(cur, column)
     if name not in TYPE_ARITIES:
         raise cur.src.unsupported(f"column type {token.upper}", token.start,
                                   f"Supported types: {', '.join(TYPE_ARITIES)}.")
@@ -563,6 +568,34 @@ def _parse_type(cur: _Cursor, column: str) -> str:
     if name == "TIMESTAMP" and cur.peek_word("WITH", "WITHOUT"):
         name = _parse_time_zone(cur)
     return name + (f"({','.join(map(str, params))})" if params else "")
+
+
+def _parse_composite_type(cur: _Cursor, column: str) -> str:
+    """ARRAY<T>, MAP<K, V>, ROW<name T [NOT NULL], ...> or ROW(...), parts nested freely."""
+    name = cur.advance().upper
+    close = ">"
+    if name == "ROW" and cur.accept_punct("("):
+        close = ")"
+    else:
+        cur.expect_punct("<", f"after {name} (column '{column}')")
+    parts: list[str] = []
+    while True:
+        if name == "ROW":
+            field, _ = cur.expect_identifier(f"a field name of the ROW of column '{column}'")
+            part = f"{quote_identifier(field)} {_parse_type(cur, column)}"
+        else:
+            part = _parse_type(cur, column)
+        if not _parse_nullability(cur):
+            part += " NOT NULL"
+        parts.append(part)
+        if not cur.accept_punct(","):
+            break
+    cur.expect_punct(close, f"to close the {name} of column '{column}'")
+    text = f"{name}<{', '.join(parts)}>"
+    try:
+        return parse_type(text).text
+    except ValueError as err:
+        raise cur.fail(f"a valid type for column '{column}' ({err})") from None
 
 
 def _parse_type_params(cur: _Cursor, name: str) -> list[int]:

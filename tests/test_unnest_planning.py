@@ -1,0 +1,73 @@
+"""Planning UNNEST as Flink plans it (stream-exec-correlate running $UNNEST_ROWS$1): the
+columns each kind of collection gives, their names and types, and what is refused; composite
+columns stop, by name, before a node whose Python core cannot hold them."""
+from __future__ import annotations
+
+import pytest
+
+from streamplan.api import TableEnvironment
+from streamplan.errors import PlanningError, UnsupportedSqlError
+
+pytestmark = pytest.mark.spark
+
+DDL = """
+CREATE TABLE T (id INT, tags ARRAY<STRING>, m MAP<STRING, INT>,
+                lines ARRAY<ROW<sku STRING, n INT NOT NULL>>, k STRING)
+  WITH ('connector' = 'values');
+CREATE TABLE Out (id INT, a STRING, b INT) WITH ('connector' = 'values');
+CREATE TABLE Out1 (id INT, a STRING) WITH ('connector' = 'values');
+CREATE TABLE Agg (tags ARRAY<STRING>, c BIGINT) WITH ('connector' = 'values',
+                                                      'sink-insert-only' = 'false');
+"""
+
+
+@pytest.fixture()
+def env(spark):
+    environment = TableEnvironment(spark=spark)
+    environment.execute_sql(DDL)
+    return environment
+
+
+def correlate(plan):
+    (node,) = [n for n in plan.nodes if n.type == "stream-exec-correlate_1"]
+    return node
+
+
+@pytest.mark.parametrize("sql, builtin, join_type, added", [
+    ("INSERT INTO Out1 SELECT id, x FROM T CROSS JOIN UNNEST(tags) AS u(x)", "$UNNEST_ROWS$1",
+     "INNER", "`x` STRING"),
+    ("INSERT INTO Out1 SELECT id, `EXPR$0` FROM T, UNNEST(T.tags)", "$UNNEST_ROWS$1", "INNER",
+     "`EXPR$0` STRING"),
+    ("INSERT INTO Out SELECT id, KEY, VALUE FROM T LEFT JOIN UNNEST(m) ON TRUE",
+     "$UNNEST_ROWS$1", "LEFT", "`KEY` STRING, `VALUE` INT"),
+    ("INSERT INTO Out SELECT id, sku, n FROM T CROSS JOIN UNNEST(lines)", "$UNNEST_ROWS$1",
+     "INNER", "`sku` STRING, `n` INT"),
+    ("INSERT INTO Out SELECT id, x, o FROM T CROSS JOIN UNNEST(tags) WITH ORDINALITY AS u(x, o)",
+     "$UNNEST_ROWS_WITH_ORDINALITY$1", "INNER", "`x` STRING, `o` INT NOT NULL"),
+])
+def test_unnest_is_a_correlate_of_the_builtin(env, sql, builtin, join_type, added):
+    node = correlate(env.compile_sql(sql))
+    assert (node.builtin, node.function, node.join_type) == (builtin, None, join_type)
+    assert node.output_type.endswith(f"`k` STRING, {added}>")
+
+
+@pytest.mark.parametrize("sql, error, message", [
+    ("INSERT INTO Out1 SELECT id, x FROM T CROSS JOIN UNNEST(k) AS u(x)", PlanningError,
+     "the argument is a STRING, not an ARRAY or a MAP"),
+    ("INSERT INTO Out1 SELECT id, x FROM T CROSS JOIN UNNEST(m) AS u(x)", PlanningError,
+     r"names 1 column\(s\); UNNEST of a MAP<STRING, INT> gives 2"),
+    ("INSERT INTO Out1 SELECT id, x FROM T LEFT JOIN UNNEST(tags) AS u(x) ON x = 'a'",
+     UnsupportedSqlError, "LEFT JOIN UNNEST\\(...\\) with a condition other than ON TRUE"),
+    ("INSERT INTO Agg SELECT tags, COUNT(*) FROM T GROUP BY tags", UnsupportedSqlError,
+     "column 'tags' of type ARRAY<STRING> in the input of stream-exec-group-aggregate"),
+])
+def test_unnest_and_composite_columns_refused_by_name(env, sql, error, message):
+    with pytest.raises(error, match=message):
+        env.compile_sql(sql)
+
+
+def test_a_stateful_node_takes_what_a_calc_takes_out_of_a_collection(env):
+    env.execute_sql("CREATE TABLE Cnt (k STRING, c BIGINT) WITH ('connector' = 'values', "
+                    "'sink-insert-only' = 'false')")
+    plan = env.compile_sql("INSERT INTO Cnt SELECT k, SUM(CARDINALITY(tags)) FROM T GROUP BY k")
+    assert any(n.type == "stream-exec-group-aggregate_1" for n in plan.nodes)

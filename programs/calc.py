@@ -479,9 +479,50 @@ CALC_TIMESTAMP_AND_BOOLEAN_TEXT = _scalar_program(
     "CAST(CAST(dt AS TIMESTAMP_LTZ(3)) AS STRING), CAST(CAST(flag AS BOOLEAN) AS STRING) "
     "FROM Events")
 
+# IS_DIGIT / IS_ALPHA / IS_DECIMAL as Flink's SqlFunctionUtils tests a string (digits and
+# letters of every script, FALSE for NULL and ''; IS_DECIMAL what Java's Long.parseLong or
+# Double.parseDouble reads) and a number (the number itself: an INT is a digit, a NULL one
+# too); INITCAP capitalizing after anything but an ASCII letter or digit; EXTRACT(MILLISECOND
+# | MICROSECOND | EPOCH ...) from the epoch milliseconds with Java's remainder and division
+# (negative before 1970; of a DATE, EPOCH is its days' seconds). Spark has none of these as
+# Flink computes them (streamplan/planner/flink_builtins.py, typed_builtins.py). The rows
+# were printed by Flink 2.3 (tools/flink_compare).
+CALC_FLINK_TEXT_PREDICATES = _scalar_program(
+    "calc-flink-text-predicates", "IS_DIGIT, IS_ALPHA, IS_DECIMAL, INITCAP and EXTRACT of "
+    "milliseconds, microseconds and epoch seconds as Flink computes them",
+    ("id INT", "s STRING", "n INT", "ts TIMESTAMP(6)", "dt DATE"),
+    [[1, "\u0661\u0662\u0663", -5, "2024-03-09 10:00:02.123456", "2024-03-09"],
+     [2, "hello-world_foo bar", 7, "1969-12-31 23:59:58.500000", "1969-12-31"],
+     [3, "\u00e9LAN", None, "1969-12-31 23:59:59.000001", "1900-01-01"],
+     [4, None, None, None, None],
+     [5, "", 0, "1970-01-01 00:00:00.000000", "1970-01-01"]],
+    [[6, " 12.5e3 ", 1, "2024-03-09 10:00:59.999999", "2024-03-10"],
+     [7, "o'neil 3AM mcDONALD", 2, "1960-06-15 12:34:56.789012", "1960-06-15"],
+     [8, "-\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663\u0666\u0668\u0665"
+         "\u0664\u0667\u0667\u0665\u0668\u0660\u0669", 3, "2000-01-01 00:00:00.000001",
+      "2000-01-01"]],
+    "Predicates", ("id INT", "is_digit BOOLEAN", "is_alpha BOOLEAN", "is_decimal BOOLEAN",
+                   "initcap STRING", "millis BIGINT", "micros BIGINT", "epoch BIGINT",
+                   "day_epoch BIGINT", "n_is_digit BOOLEAN"),
+    ["+I[1, true, false, true, \u0661\u0662\u0663, 123, 123456, 1709978402, 1709942400, true]",
+     "+I[2, false, false, false, Hello-World_Foo Bar, -500, -500000, -1, -86400, true]",
+     "+I[3, false, true, false, \u00e9Lan, 0, 1, -1, -2208988800, true]",
+     "+I[4, false, false, false, null, null, null, null, null, true]",
+     "+I[5, false, false, false, , 0, 0, 0, 0, true]"],
+    ["+I[6, false, false, true,  12.5e3 , 999, 999999, 1709978459, 1710028800, true]",
+     "+I[7, false, false, false, O'Neil 3am Mcdonald, -211, -210988, -301231503, -301276800, "
+     "true]",
+     "+I[8, false, false, false, -\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663"
+     "\u0666\u0668\u0665\u0664\u0667\u0667\u0665\u0668\u0660\u0669, 0, 1, 946684800, "
+     "946684800, true]"],
+    "INSERT INTO Predicates SELECT id, IS_DIGIT(s), IS_ALPHA(s), IS_DECIMAL(s), INITCAP(s), "
+    "EXTRACT(MILLISECOND FROM ts), EXTRACT(MICROSECOND FROM ts), EXTRACT(EPOCH FROM ts), "
+    "EXTRACT(EPOCH FROM dt), IS_DIGIT(n) FROM Events")
+
 PROGRAMS = [CALC_PROJECTION_FILTER, CALC_CHANGELOG, SIMPLE_CALC, CALC_FILTER,
             CALC_PROJECT_PUSHDOWN, CALC_FILTER_PUSHDOWN, CALC_SARG, CALC_UDF, CALC_UDF_SIMPLE,
             CALC_UDF_COMPLEX, CALC_DATE_FORMAT, CALC_FLINK_BUILTINS, CALC_TIMESTAMP_PARTS,
             CALC_NULL_GREATEST_TIMESTAMPDIFF, CALC_PARSED_TIMESTAMPS_AND_DIGESTS, CALC_JSON_FUNCTIONS,
             CALC_ARRAY_SUBSCRIPTS, CALC_FLINK_DEFAULTS, CALC_LOGARITHMS_AND_TIMESTAMP_TEXT,
-            CALC_DECIMAL_DIVISION, CALC_LITERALS_AND_RESULT_TYPES, CALC_TIMESTAMP_AND_BOOLEAN_TEXT]
+            CALC_DECIMAL_DIVISION, CALC_LITERALS_AND_RESULT_TYPES, CALC_TIMESTAMP_AND_BOOLEAN_TEXT,
+            CALC_FLINK_TEXT_PREDICATES]

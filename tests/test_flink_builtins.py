@@ -321,3 +321,184 @@ def test_calls_whose_result_type_follows_their_argument_get_flinks(flink, spark)
     typed = flink_result_types(sqlglot.parse_one(flink, read="spark"), RowType(()), types, "<test>")
     assert typed.sql(dialect="spark") == spark
     parse_plan_expression(spark)
+
+
+def test_is_digit_and_is_alpha_test_every_char_as_java_does():
+    # Character.isDigit / isLetter of each char: any script, none past the BMP (a surrogate
+    # is neither); FALSE for NULL and for '' (COALESCE, and + needs one char)
+    assert rewritten("IS_DIGIT(s)") == \
+        "COALESCE(s RLIKE '\\\\A[\\\\p{Nd}&&[\\\\x{0}-\\\\x{FFFF}]]+\\\\z', FALSE)"
+    assert rewritten("IS_ALPHA(s)") == \
+        "COALESCE(s RLIKE '\\\\A[\\\\p{L}&&[\\\\x{0}-\\\\x{FFFF}]]+\\\\z', FALSE)"
+    decimal = rewritten("IS_DECIMAL(s)")
+    assert decimal.startswith("COALESCE(s RLIKE '\\\\A[\\\\x00-\\\\x20]*[+-]?(NaN|Infinity|")
+    assert "TRY_CAST(TRANSLATE(s, '\u0660\u0661" in decimal and decimal.endswith(
+        "AS BIGINT) IS NULL), FALSE)")
+    for text in ("IS_DIGIT(s)", "IS_ALPHA(s)", "IS_DECIMAL(s)", "INITCAP(s)"):
+        parse_plan_expression(rewritten(text))
+        assert rewritten(rewritten(text)) == rewritten(text)
+    with pytest.raises(UnsupportedSqlError, match="IS_DIGIT with 2 arguments"):
+        rewritten("IS_DIGIT(s, t)")
+
+
+def test_initcap_capitalizes_after_anything_but_an_ascii_letter_or_digit():
+    text = rewritten("INITCAP(s)")
+    assert text.startswith("REGEXP_REPLACE(" * 26 + "TRANSLATE(s, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+                           "'abcdefghijklmnopqrstuvwxyz'), '(?<![A-Za-z0-9])a', 'A')")
+    assert text.endswith(", '(?<![A-Za-z0-9])z', 'Z')")
+
+
+def test_a_boolean_built_in_cast_to_string_is_upper_case():
+    rewrite = over_row(("s", "STRING", ()))
+    assert rewrite("CAST(IS_ALPHA(s) AS STRING)") == (
+        "CASE WHEN COALESCE(s RLIKE '\\\\A[\\\\p{L}&&[\\\\x{0}-\\\\x{FFFF}]]+\\\\z', FALSE) "
+        "THEN 'TRUE' WHEN NOT (COALESCE(s RLIKE '\\\\A[\\\\p{L}&&[\\\\x{0}-\\\\x{FFFF}]]+\\\\z', "
+        "FALSE)) THEN 'FALSE' END")
+
+
+@pytest.mark.parametrize("flink, spark", [
+    ("EXTRACT(MILLISECOND FROM ts)", "(UNIX_MILLIS(ts) % 1000)"),
+    ("EXTRACT(MICROSECOND FROM ts)",
+     "(UNIX_MILLIS(ts) % 1000 * 1000 + (UNIX_MICROS(ts) - UNIX_MILLIS(ts) * 1000))"),
+    ("EXTRACT(NANOSECOND FROM ts)",
+     "((UNIX_MILLIS(ts) % 1000 * 1000 + (UNIX_MICROS(ts) - UNIX_MILLIS(ts) * 1000)) * 1000)"),
+    ("EXTRACT(EPOCH FROM ts)", "(UNIX_MILLIS(ts) DIV 1000)"),
+    ("EXTRACT(EPOCH FROM lt)", "(UNIX_MILLIS(lt) DIV 1000)"),
+    ("EXTRACT(EPOCH FROM dt)",
+     "(CAST(DATEDIFF(DAY, CAST('1970-01-01' AS DATE), dt) AS BIGINT) * 86400)"),
+    # Flink reads a DATE's day number as milliseconds
+    ("EXTRACT(MILLISECOND FROM dt)",
+     "(CAST(DATEDIFF(DAY, CAST('1970-01-01' AS DATE), dt) AS BIGINT) % 1000)"),
+    ("EXTRACT(HOUR FROM ts)", "EXTRACT(HOUR FROM ts)"),      # spark_builtins' BIGINT cast
+    ("IS_DIGIT(n)", "TRUE"), ("IS_DECIMAL(n)", "TRUE"), ("IS_ALPHA(n)", "FALSE"),
+    ("IS_DIGIT(d)", "FALSE"), ("IS_DECIMAL(d)", "TRUE"),
+    ("IS_DIGIT(m)", "FALSE"), ("IS_DECIMAL(m)", "FALSE"),
+    ("IS_DIGIT(s)", "IS_DIGIT(s)"),                          # a string: spark_builtins'
+    ("IS_DIGIT('12')", "IS_DIGIT('12')"),
+    ("IS_DIGIT(n + 1)", "TRUE"),                             # typed by Spark's analysis
+])
+def test_calls_whose_result_follows_their_argument_type_get_flinks(flink, spark):
+    from streamplan.planner.typed_builtins import typed_builtins
+    from streamplan.types import Field, RowType, parse_type
+
+    columns = dict(ts="TIMESTAMP(6)", lt="TIMESTAMP_LTZ(3)", dt="DATE", n="INT", d="DOUBLE",
+                   m="DECIMAL(10, 2)", s="STRING")
+    row = RowType(tuple(Field(name, parse_type(text)) for name, text in columns.items()))
+    types = ResolvedTypes(**columns)
+    types.columns["n + 1"] = types.columns["n"]
+    typed = typed_builtins(sqlglot.parse_one(flink, read="spark"), row, types, "<test>")
+    assert typed.sql(dialect="spark") == spark
+    parse_plan_expression(spark)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("EXTRACT(MICROSECOND FROM dt)", "EXTRACT\\(MICROSECOND FROM ...\\) of a DATE"),
+    ("IS_ALPHA(b)", "IS_ALPHA of a BOOLEAN"),
+])
+def test_typed_calls_flink_refuses_are_refused(text, message):
+    from streamplan.planner.typed_builtins import typed_builtins
+    from streamplan.types import Field, RowType, parse_type
+
+    row = RowType((Field("dt", parse_type("DATE")), Field("b", parse_type("BOOLEAN"))))
+    with pytest.raises(UnsupportedSqlError, match=message):
+        typed_builtins(sqlglot.parse_one(text, read="spark"), row, ResolvedTypes(), "<test>")
+
+
+# PyFlink 2.3's IS_DIGIT, IS_ALPHA, IS_DECIMAL (T / F, in that order) and INITCAP of each text
+# (a print of `SELECT ... FROM (VALUES ...)`); NULL gives FALSE, FALSE, FALSE and NULL.
+FLINK_TEXT_TESTS = [
+    ('\xe9Lan', 'FTF', '\xe9Lan'),
+    ('\U0001d518', 'FFF', '\U0001d518'),
+    ('\U0001d7ce\U0001d7cf', 'FFF', '\U0001d7ce\U0001d7cf'),
+    ('1d', 'FFT', '1d'),
+    ('1f', 'FFT', '1f'),
+    ('NaN', 'FTT', 'Nan'),
+    ('Infinity', 'FTT', 'Infinity'),
+    ('-Infinity', 'FFT', '-Infinity'),
+    ('0x1p3', 'FFT', '0x1p3'),
+    ('0x1.8P1', 'FFT', '0x1.8p1'),
+    (' 12 ', 'FFT', ' 12 '),
+    ('\t12', 'FFT', '\t12'),
+    ('12\n', 'FFT', '12\n'),
+    ('+5', 'FFT', '+5'),
+    ('+', 'FFF', '+'),
+    ('-', 'FFF', '-'),
+    ('1e', 'FFF', '1e'),
+    ('e5', 'FFF', 'E5'),
+    ('12345678901234567890123', 'TFT', '12345678901234567890123'),
+    ('\u0661\u0662\u0663.\u0665', 'FFF', '\u0661\u0662\u0663.\u0665'),
+    ('\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661', 'TFF', '\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661'),
+    ('\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669', 'TFF', '\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669'),
+    ('\u0660\u0660\u0660\u0660\u0660\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661', 'TFT', '\u0660\u0660\u0660\u0660\u0660\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661'),
+    ('\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660', 'TFT', '\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660'),
+    ('9223372036854775808', 'TFT', '9223372036854775808'),
+    ('-\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663\u0666\u0668\u0665\u0664\u0667\u0667\u0665\u0668\u0660\u0668', 'FFT', '-\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663\u0666\u0668\u0665\u0664\u0667\u0667\u0665\u0668\u0660\u0668'),
+    ('a\xc4b ABC', 'FFF', 'A\xc4B Abc'),
+    ('x\U0001d518yz', 'FFF', 'X\U0001d518Yz'),
+    ('\tabc def', 'FFF', '\tAbc Def'),
+    ('a\nb', 'FFF', 'A\nB'),
+    ('1.5e-3D', 'FFT', '1.5e-3d'),
+    ('1__0', 'FFF', '1__0'),
+    ('00012', 'TFT', '00012'),
+    ('\u06612', 'TFT', '\u06612'),
+    ('nan', 'FTF', 'Nan'),
+    ('infinity', 'FTF', 'Infinity'),
+    ('+NaN', 'FFT', '+Nan'),
+    ('1.', 'FFT', '1.'),
+    ('\u0661e5', 'FFF', '\u0661E5'),
+    ('\u01c5x \u01c6x', 'FFF', '\u01c5X \u01c6X'),
+    ('\ufb01x', 'FTF', '\ufb01X'),
+    ('a1B2 c3D4', 'FFF', 'A1b2 C3d4'),
+]
+# PyFlink 2.3's EXTRACT(MILLISECOND | MICROSECOND | NANOSECOND | EPOCH FROM ts) of a
+# TIMESTAMP(6): from the epoch milliseconds with Java's remainder and division.
+FLINK_SUBSECONDS = [
+    ('1969-12-31 23:59:59.000001', "0, 1, 1000, -1"),
+    ('1969-12-31 23:00:00.000000', "0, 0, 0, -3600"),
+    ('1969-12-31 23:59:58.000000', "0, 0, 0, -2"),
+    ('1969-12-31 23:59:58.500000', "-500, -500000, -500000000, -1"),
+    ('1000-01-01 00:00:00.000001', "0, 1, 1000, -30610224000"),
+    ('9999-12-31 23:59:59.999999', "999, 999999, 999999000, 253402300799"),
+    ('1970-01-01 00:00:00.999999', "999, 999999, 999999000, 0"),
+    ('1960-06-15 12:34:56.789012', "-211, -210988, -210988000, -301231503"),
+]
+
+
+def test_text_predicates_initcap_and_subsecond_extracts_give_flinks_rows(spark):
+    """The rewrites run on Spark over the texts and timestamps above give PyFlink 2.3's rows:
+    digits and letters of every script but none past the Basic Multilingual Plane, Java's
+    floating-point text and BIGINT range for IS_DECIMAL, INITCAP only changing ASCII letters,
+    sub-second units and epoch seconds negative before 1970."""
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    def flag(letter: str) -> str:
+        return "true" if letter == "T" else "false"
+
+    texts = [[i, text] for i, (text, _, _) in enumerate(FLINK_TEXT_TESTS)] + [[-1, None]]
+    expected = [f"+I[{i}, {', '.join(flag(letter) for letter in flags)}, {initcap}]"
+                for i, (_, flags, initcap) in enumerate(FLINK_TEXT_TESTS)]
+    program = (
+        TableTestProgram.of("text-predicates", "IS_DIGIT, IS_ALPHA, IS_DECIMAL, INITCAP")
+        .setup_table_source(SourceTestStep.new_builder("V").add_schema("i INT", "s STRING")
+                            .producing_before_restore(*texts).producing_after_restore().build())
+        .setup_table_source(SourceTestStep.new_builder("T").add_schema("i INT", "ts TIMESTAMP(6)")
+                            .producing_before_restore(*([i, ts] for i, (ts, _) in
+                                                        enumerate(FLINK_SUBSECONDS)))
+                            .producing_after_restore().build())
+        .setup_table_sink(SinkTestStep.new_builder("S")
+                          .add_schema("i INT", "d BOOLEAN", "a BOOLEAN", "m BOOLEAN", "c STRING")
+                          .consuming_before_restore(*expected,
+                                                    "+I[-1, false, false, false, null]")
+                          .consuming_after_restore().build())
+        .setup_table_sink(SinkTestStep.new_builder("U")
+                          .add_schema("i INT", "ms BIGINT", "us BIGINT", "ns BIGINT", "e BIGINT")
+                          .consuming_before_restore(*(f"+I[{i}, {values}]" for i, (_, values)
+                                                      in enumerate(FLINK_SUBSECONDS)))
+                          .consuming_after_restore().build())
+        .run_statement_set(
+            "INSERT INTO S SELECT i, IS_DIGIT(s), IS_ALPHA(s), IS_DECIMAL(s), INITCAP(s) FROM V",
+            "INSERT INTO U SELECT i, EXTRACT(MILLISECOND FROM ts), EXTRACT(MICROSECOND FROM ts), "
+            "EXTRACT(NANOSECOND FROM ts), EXTRACT(EPOCH FROM ts) FROM T")
+        .build())
+    run_semantic(program, spark)          # checks the expected rows

@@ -61,7 +61,9 @@ def _boolean_string(node: exp.Expression, input_row: RowType) -> exp.Expression:
         value = value.this
     is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean,
                                     exp.Escape)) or _is_cast_to(value, exp.DataType.Type.BOOLEAN) or (
-        isinstance(value, exp.Anonymous) and value.name.upper() == "REGEXP") or (
+        isinstance(value, exp.Anonymous) and value.name.upper() in ("REGEXP", *_CHARACTER_TESTS)) or (
+        isinstance(value, exp.Coalesce) and value.expressions     # IS_DIGIT(s) ... rewritten
+        and isinstance(value.expressions[-1], exp.Boolean)) or (
         isinstance(value, exp.Column) and value.name in input_row.names
         and input_row.fields[input_row.names.index(value.name)].type.name == "BOOLEAN")
     if not is_boolean:
@@ -198,6 +200,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape) \
             and not _backslash_free(node.expression):
         return _like_without_escape(node)
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _CHARACTER_TESTS:
+        return _character_test(node)
+    if isinstance(node, exp.Initcap):
+        return _initcap(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _JSON_FUNCTIONS:
         _check_json_call(node)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _SHA_BITS:
@@ -212,6 +218,77 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
 
 
 _JSON_FUNCTIONS = ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS")
+_CHARACTER_TESTS = ("IS_DIGIT", "IS_ALPHA", "IS_DECIMAL")
+# Java's char-wise tests (Character.isDigit / isLetter) see a supplementary character as two
+# surrogates, neither a digit nor a letter: the classes keep to the Basic Multilingual Plane.
+_BMP_DIGITS = "[\\p{Nd}&&[\\x{0}-\\x{FFFF}]]"
+_BMP_LETTERS = "[\\p{L}&&[\\x{0}-\\x{FFFF}]]"
+# Java's Double.valueOf grammar (its Javadoc's regular expression): what Double.parseDouble
+# reads, ASCII digits only, surrounding characters up to a space trimmed.
+_JAVA_DOUBLE = ("\\A[\\x00-\\x20]*[+-]?(NaN|Infinity|((([0-9]+)(\\.)?([0-9]*)([eE][+-]?[0-9]+)?)"
+                "|(\\.([0-9]+)([eE][+-]?[0-9]+)?)|((0[xX][0-9a-fA-F]+(\\.)?|0[xX][0-9a-fA-F]*"
+                "\\.[0-9a-fA-F]+)[pP][+-]?[0-9]+))[fFdD]?)[\\x00-\\x20]*\\z")
+# The zero of each run of ten decimal digits (Unicode category Nd) in the Basic Multilingual
+# Plane, as Java 17 has them (Unicode 13); ASCII's first.
+_DIGIT_ZEROS = (0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66,
+                0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810,
+                0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0,
+                0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10)
+
+
+def _character_test(node: exp.Anonymous) -> exp.Expression:
+    """Flink's IS_DIGIT / IS_ALPHA / IS_DECIMAL of a string (SqlFunctionUtils): FALSE for NULL
+    and for ''; IS_DIGIT: every char a decimal digit (Character.isDigit: Unicode's, '١٢٣'
+    too); IS_ALPHA: every char a letter (Character.isLetter: 'éLan', 'ＡＢＣ'); IS_DECIMAL:
+    Integer.parseInt, Long.parseLong or Double.parseDouble reads it: Unicode digits with an
+    optional sign within the range of a BIGINT, or Java's floating-point text ('1e5', ' 12',
+    '.5', 'NaN', '0x1p3', '1d'; ASCII digits only)."""
+    name = node.name.upper()
+    if len(node.expressions) != 1:
+        raise _Refused(f"{name} with {len(node.expressions)} arguments (it takes one)")
+    (text,) = node.expressions
+
+    def matches(pattern: str, value: exp.Expression = text) -> exp.Expression:
+        return exp.RegexpLike(this=value.copy(), expression=exp.Literal.string(pattern))
+
+    if name == "IS_DIGIT":
+        test = matches(f"\\A{_BMP_DIGITS}+\\z")
+    elif name == "IS_ALPHA":
+        test = matches(f"\\A{_BMP_LETTERS}+\\z")
+    else:
+        # a sign and decimal digits of any script, as Long.parseLong reads them (ASCII ones
+        # are floating-point text too): Spark's BIGINT cast of them made ASCII takes the range
+        other = "".join(chr(zero + digit) for zero in _DIGIT_ZEROS[1:] for digit in range(10))
+        ascii_digits = exp.Translate(this=text.copy(), from_=exp.Literal.string(other),
+                                     to=exp.Literal.string("0123456789" * (len(other) // 10)))
+        in_range = exp.Not(this=exp.Is(this=exp.TryCast(
+            this=ascii_digits, to=exp.DataType.build("BIGINT"), safe=True), expression=exp.Null()))
+        integral = exp.And(this=matches(f"\\A[+-]?{_BMP_DIGITS}+\\z"), expression=in_range)
+        test = exp.Or(this=matches(_JAVA_DOUBLE), expression=exp.Paren(this=integral))
+    return exp.Coalesce(this=test, expressions=[exp.false()])
+
+
+_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _initcap(node: exp.Initcap) -> exp.Expression:
+    """Flink's INITCAP (Calcite's SqlFunctions.initcap): the ASCII letters of each run of ASCII
+    letters and digits lower case, its first upper case when it is a letter; every other
+    character (a space, '-', '_', 'é', a digit of another script) ends a run and is kept as it
+    is ('hello-world_foo' is 'Hello-World_Foo', 'éLAN' 'éLan'). Spark's capitalizes after spaces
+    only and changes letters of every script. The text lower-cased in ASCII (TRANSLATE), then
+    each letter upper-cased where no ASCII letter or digit precedes it."""
+    delimiters = node.args.get("expression")
+    if delimiters is not None and not (isinstance(delimiters, exp.Literal)
+                                       and delimiters.this == " "):
+        raise _Refused("INITCAP with delimiters (Flink's INITCAP takes one argument)")
+    text: exp.Expression = exp.Translate(this=node.this.copy(),
+                                         from_=exp.Literal.string(_ASCII_UPPER),
+                                         to=exp.Literal.string(_ASCII_UPPER.lower()))
+    for letter in _ASCII_UPPER.lower():
+        text = exp.RegexpReplace(this=text, expression=exp.Literal.string(
+            f"(?<![A-Za-z0-9]){letter}"), replacement=exp.Literal.string(letter.upper()))
+    return text
 _SIZED_TEXT = (exp.DataType.Type.CHAR, exp.DataType.Type.VARCHAR)
 
 

@@ -58,7 +58,7 @@ _FUNCTIONS = (
     exp.DayOfWeek, exp.Hour, exp.Minute, exp.Second, exp.TsOrDsAdd, exp.TimestampDiff,
     exp.TsOrDsToDate, exp.StrToUnix, exp.UnixToStr, exp.CurrentDate, exp.CurrentTimestamp,
     exp.Localtimestamp, exp.DateDiff, exp.TimestampTrunc, exp.LastDay, exp.TimestampAdd,
-    exp.WeekOfYear, exp.StrToTime,
+    exp.WeekOfYear, exp.StrToTime, exp.UnixMillis, exp.UnixMicros,
     # conditional and collections
     exp.Coalesce, exp.Nullif, exp.Array, exp.VarMap, exp.Struct, exp.ArraySize,
     exp.ArrayContains, exp.PropertyEQ, exp.ArrayRemove,
@@ -68,7 +68,7 @@ _NAMED_FUNCTIONS = frozenset({
     "BIN", "BTRIM", "E", "REGEXP", "SPLIT_INDEX", "NOW", "TO_TIMESTAMP_LTZ", "TIMESTAMP_MILLIS",
     "TIMESTAMP_SECONDS", "TIMESTAMP_MICROS", "ISNULL", "ISNOTNULL", "CARDINALITY",
     "ELEMENT_AT", "NAMED_STRUCT", "TRUNCATE", "TYPEOF", "TRY_TO_TIMESTAMP",
-    "SHA224", "SHA256", "SHA384", "SHA512",
+    "SHA224", "SHA256", "SHA384", "SHA512", "IS_DIGIT", "IS_ALPHA", "IS_DECIMAL",
 })
 
 

@@ -4,6 +4,8 @@ Flink's result for, refused by name. Their results on Spark against Flink's are 
 calc-flink-builtins (programs/calc.py), run by the gate."""
 from __future__ import annotations
 
+import re
+
 import pytest
 import sqlglot
 
@@ -404,6 +406,8 @@ def test_typed_calls_flink_refuses_are_refused(text, message):
         typed_builtins(sqlglot.parse_one(text, read="spark"), row, ResolvedTypes(), "<test>")
 
 
+_ARABIC_LONG_MIN = "-" + "".join(chr(0x660 + int(digit)) for digit in "9223372036854775808")
+
 # PyFlink 2.3's IS_DIGIT, IS_ALPHA, IS_DECIMAL (T / F, in that order) and INITCAP of each text
 # (a print of `SELECT ... FROM (VALUES ...)`); NULL gives FALSE, FALSE, FALSE and NULL.
 FLINK_TEXT_TESTS = [
@@ -427,12 +431,12 @@ FLINK_TEXT_TESTS = [
     ('e5', 'FFF', 'E5'),
     ('12345678901234567890123', 'TFT', '12345678901234567890123'),
     ('\u0661\u0662\u0663.\u0665', 'FFF', '\u0661\u0662\u0663.\u0665'),
-    ('\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661', 'TFF', '\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661'),
-    ('\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669', 'TFF', '\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669'),
-    ('\u0660\u0660\u0660\u0660\u0660\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661', 'TFT', '\u0660\u0660\u0660\u0660\u0660\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661'),
-    ('\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660', 'TFT', '\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660'),
+    ("\u0661" * 25, "TFF", "\u0661" * 25),          # past a BIGINT: not a decimal
+    ("\u0669" * 19, "TFF", "\u0669" * 19),
+    ("\u0660" * 5 + "\u0661" * 18, "TFT", "\u0660" * 5 + "\u0661" * 18),
+    ("\u0660" * 30, "TFT", "\u0660" * 30),
     ('9223372036854775808', 'TFT', '9223372036854775808'),
-    ('-\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663\u0666\u0668\u0665\u0664\u0667\u0667\u0665\u0668\u0660\u0668', 'FFT', '-\u0669\u0662\u0662\u0663\u0663\u0667\u0662\u0660\u0663\u0666\u0668\u0665\u0664\u0667\u0667\u0665\u0668\u0660\u0668'),
+    (_ARABIC_LONG_MIN, "FFT", _ARABIC_LONG_MIN),            # -2^63 in Arabic digits
     ('a\xc4b ABC', 'FFF', 'A\xc4B Abc'),
     ('x\U0001d518yz', 'FFF', 'X\U0001d518Yz'),
     ('\tabc def', 'FFF', '\tAbc Def'),
@@ -500,5 +504,125 @@ def test_text_predicates_initcap_and_subsecond_extracts_give_flinks_rows(spark):
             "INSERT INTO S SELECT i, IS_DIGIT(s), IS_ALPHA(s), IS_DECIMAL(s), INITCAP(s) FROM V",
             "INSERT INTO U SELECT i, EXTRACT(MILLISECOND FROM ts), EXTRACT(MICROSECOND FROM ts), "
             "EXTRACT(NANOSECOND FROM ts), EXTRACT(EPOCH FROM ts) FROM T")
+        .build())
+    run_semantic(program, spark)          # checks the expected rows
+
+
+# PyFlink 2.3's `s SIMILAR TO ...` for each text below, one letter per predicate in
+# SIMILAR_PREDICATES' order (T, F; - for NULL): Flink's pattern is a Java regex as
+# SqlLikeUtils.sqlToRegexSimilar makes it ('.' any char, '$' and a backslash literal).
+SIMILAR_PREDICATES = [
+    "SIMILAR TO '%a%'",
+    "SIMILAR TO 'a_c'",
+    "SIMILAR TO 'a.c'",
+    "SIMILAR TO '(abc)+'",
+    "SIMILAR TO '[a-c]+'",
+    "SIMILAR TO '[^a]%'",
+    "SIMILAR TO 'a|abc'",
+    "SIMILAR TO '[[:digit:]]+'",
+    "SIMILAR TO '[[:ALPHA:]]+[[:DIGIT:]]*'",
+    "SIMILAR TO 'a$c'",
+    "SIMILAR TO 'a\\c'",
+    "SIMILAR TO '%'",
+    "SIMILAR TO 'a%'",
+    "SIMILAR TO 'a{1,2}b?c*'",
+    "SIMILAR TO ''",
+    "SIMILAR TO 'A%'",
+    "SIMILAR TO 'a-b'",
+    "SIMILAR TO '(a|b)*c'",
+    "SIMILAR TO '[[:alnum:]]+'",
+    "SIMILAR TO '[a\\-c]%'",
+    "SIMILAR TO 'a\\_b' ESCAPE '\\'",
+    "SIMILAR TO 'a!%b' ESCAPE '!'",
+    "NOT SIMILAR TO '%b%'",
+    "SIMILAR TO 'a!|b' ESCAPE '!'",
+    "SIMILAR TO '[a!-c]+' ESCAPE '!'",
+]
+FLINK_SIMILAR = [
+    ('abc', 'TTTTTFTFTFFTTTFFFTTTFFFFF'),
+    ('a.c', 'TTTFFFFFFFFTTFFFFFFTFFTFF'),
+    ('aXc', 'TTTFFFFFTFFTTFFFFFTTFFTFF'),
+    ('a$c', 'TTTFFFFFFTFTTFFFFFFTFFTFF'),
+    ('a\\c', 'TTTFFFFFFFTTTFFFFFFTFFTFF'),
+    ('abcabc', 'TFFTTFFFTFFTTFFFFFTTFFFFF'),
+    ('', 'FFFFFFFFFFFTFFTFFFFFFFTFF'),
+    (None, '-------------------------'),
+    ('a\nb', 'TFFFFFFFFFFTTFFFFFFTFFFFF'),
+    ('AB12', 'FFFFFTFFTFFTFFFTFFTFFFTFF'),
+    ('123', 'FFFFFTFTFFFTFFFFFFTFFFTFF'),
+    ('a-b', 'TFFFFFFFFFFTTFFFTFFTFFFFF'),
+    ('a|b', 'TFFFFFFFFFFTTFFFFFFTFFFTF'),
+    ('a_b', 'TFFFFFFFFFFTTFFFFFFTTFFFF'),
+    ('a%b', 'TFFFFFFFFFFTTFFFFFFTFTFFF'),
+    ('ab', 'TFFFTFFFTFFTTTFFFFTTFFFFF'),
+    ('aab', 'TFFFTFFFTFFTTTFFFFTTFFFFF'),
+    ('c', 'FFFFTTFFTFFTFFFFFTTTFFTFT'),
+    ('bbc', 'FFFFTTFFTFFTFFFFFTTFFFFFF'),
+    ('\xe91', 'FFFFFTFFFFFTFFFFFFFFFFTFF'),
+]
+
+
+
+def test_similar_to_gives_flinks_rows(spark):
+    """SIMILAR TO, its pattern made a Java regex at planning time as Flink makes it, run on
+    Spark over the texts above gives PyFlink 2.3's rows."""
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    letters = " || ".join(f"CASE WHEN s {predicate} THEN 'T' WHEN NOT (s {predicate}) THEN 'F' "
+                          f"ELSE '-' END" for predicate in SIMILAR_PREDICATES)
+    program = (
+        TableTestProgram.of("similar-to", "SIMILAR TO as Flink matches it")
+        .setup_table_source(SourceTestStep.new_builder("V").add_schema("i INT", "s STRING")
+                            .producing_before_restore(*([i, text] for i, (text, _)
+                                                        in enumerate(FLINK_SIMILAR)))
+                            .producing_after_restore().build())
+        .setup_table_sink(SinkTestStep.new_builder("S").add_schema("i INT", "m STRING")
+                          .consuming_before_restore(*(f"+I[{i}, {flink}]" for i, (_, flink)
+                                                      in enumerate(FLINK_SIMILAR)))
+                          .consuming_after_restore().build())
+        .run_sql(f"INSERT INTO S SELECT i, {letters} FROM V")
+        .build())
+    run_semantic(program, spark)          # checks the expected rows
+
+
+@pytest.mark.parametrize("text, message", [
+    ("s SIMILAR TO p", "SIMILAR TO with a pattern that is not a string literal"),
+    ("s SIMILAR TO 'a]'", "SIMILAR TO 'a]' (Flink fails on it"),
+    ("s SIMILAR TO '[ab'", "SIMILAR TO '[ab' (Flink fails on it"),
+    ("s SIMILAR TO '[[:word:]]'", "SIMILAR TO '[[:word:]]' (Flink fails on it"),
+    ("s SIMILAR TO 'a!b' ESCAPE '!'", "SIMILAR TO 'a!b' (Flink fails on it"),
+    ("s SIMILAR TO 'a' ESCAPE '!!'", "SIMILAR TO with a pattern that is not a string literal"),
+])
+def test_similar_to_patterns_flink_fails_on_are_refused(text, message):
+    with pytest.raises(UnsupportedSqlError, match=re.escape(message)):
+        rewritten(text)
+
+
+# PyFlink 2.3's HASH_CODE of each text (Math.abs of Java's String.hashCode; the hash of
+# 'polygenelubricants' is -2^31, which Math.abs leaves as it is).
+FLINK_HASH_CODES = [
+    ("polygenelubricants", "-2147483648"), ("hello-world_foo bar", "696810415"),
+    ("\xe9Lan", "7017456"), ("\U0001d518x", "54945109"), ("", "0"), (None, "null"),
+    ("a\nb", "93625"), ("Aa", "2112"), ("BB", "2112"), ("z" * 44, "241934208"),
+]
+
+
+def test_hash_code_gives_flinks_rows(spark):
+    """HASH_CODE runs as a Python function (streamplan/functions/builtins.py), an INT."""
+    from harness import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    program = (
+        TableTestProgram.of("hash-code", "HASH_CODE as Flink's")
+        .setup_table_source(SourceTestStep.new_builder("V").add_schema("i INT", "s STRING")
+                            .producing_before_restore(*([i, text] for i, (text, _)
+                                                        in enumerate(FLINK_HASH_CODES)))
+                            .producing_after_restore().build())
+        .setup_table_sink(SinkTestStep.new_builder("S").add_schema("i INT", "h INT", "k INT")
+                          .consuming_before_restore(*(f"+I[{i}, {flink}, 96354]" for i, (_, flink)
+                                                      in enumerate(FLINK_HASH_CODES)))
+                          .consuming_after_restore().build())
+        .run_sql("INSERT INTO S SELECT i, HASH_CODE(s), HASH_CODE('abc') FROM V")
         .build())
     run_semantic(program, spark)          # checks the expected rows

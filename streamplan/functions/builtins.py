@@ -2,6 +2,8 @@
 functions: every table environment has them as system functions, and a plan records a call
 like any other function's, by its system name and this module's class.
 
+HASH_CODE (Java's String.hashCode, made non-negative as Flink's Math.abs does).
+
 JSON_VALUE, JSON_QUERY and JSON_EXISTS (Flink's defaults: lax mode, NULL ON EMPTY, NULL ON
 ERROR, JSON_QUERY WITHOUT ARRAY WRAPPER). Spark's get_json_object and variant functions
 rewrite numbers (`1.50` becomes `1.5`, `1e3` `1000.0`) and return objects where Flink's
@@ -134,5 +136,26 @@ class JsonExists(ScalarFunction):
         return value is not _MISSING and value is not None
 
 
+class HashCode(ScalarFunction):
+    """HASH_CODE(s): Flink's Math.abs(s.hashCode()), Java's String.hashCode over the text's
+    UTF-16 code units (31 * h + unit, wrapping at 32 bits); the hash -2^31 stays negative, as
+    Math.abs leaves it; NULL for NULL. Spark SQL has no such hash."""
+
+    ARGUMENT_TYPES = ("STRING",)
+    RESULT_TYPE = "INT"
+
+    def eval(self, text):
+        if text is None:
+            return None
+        units = text.encode("utf-16-be", "surrogatepass")
+        value = 0
+        for i in range(0, len(units), 2):
+            value = (31 * value + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+        if value >= 2 ** 31:
+            value -= 2 ** 32
+        return value if value == -2 ** 31 else abs(value)
+
+
 # The built-ins every table environment registers, by the name queries call them.
-BUILTINS = {"JSON_VALUE": JsonValue, "JSON_QUERY": JsonQuery, "JSON_EXISTS": JsonExists}
+BUILTINS = {"JSON_VALUE": JsonValue, "JSON_QUERY": JsonQuery, "JSON_EXISTS": JsonExists,
+            "HASH_CODE": HashCode}

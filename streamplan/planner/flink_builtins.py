@@ -61,7 +61,8 @@ def _boolean_string(node: exp.Expression, input_row: RowType) -> exp.Expression:
         value = value.this
     is_boolean = isinstance(value, (exp.Predicate, exp.And, exp.Or, exp.Not, exp.Boolean,
                                     exp.Escape)) or _is_cast_to(value, exp.DataType.Type.BOOLEAN) or (
-        isinstance(value, exp.Anonymous) and value.name.upper() in ("REGEXP", *_CHARACTER_TESTS)) or (
+        isinstance(value, exp.Anonymous)
+        and value.name.upper() in ("REGEXP", *_CHARACTER_TESTS)) or (
         isinstance(value, exp.Coalesce) and value.expressions     # IS_DIGIT(s) ... rewritten
         and isinstance(value.expressions[-1], exp.Boolean)) or (
         isinstance(value, exp.Column) and value.name in input_row.names
@@ -200,6 +201,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape) \
             and not _backslash_free(node.expression):
         return _like_without_escape(node)
+    if isinstance(node, exp.SimilarTo) and not isinstance(node.parent, exp.Escape):
+        return _similar_to(node, None)
+    if isinstance(node, exp.Escape) and isinstance(node.this, exp.SimilarTo):
+        return _similar_to(node.this, node.expression)
     if isinstance(node, exp.Anonymous) and node.name.upper() in _CHARACTER_TESTS:
         return _character_test(node)
     if isinstance(node, exp.Initcap):
@@ -581,3 +586,113 @@ def _split_index(node: exp.Anonymous) -> exp.Expression:
                                             expression=exp.EQ(this=text,
                                                               expression=exp.Literal.string(""))),
                                 true=exp.Null())], default=piece)
+
+
+# Flink's SqlLikeUtils (copied from Calcite): SIMILAR TO's pattern as a Java regex.
+_JAVA_REGEX_SPECIALS = "[]()|^-+*?{}$\\."
+_SQL_SIMILAR_SPECIALS = "[]()|^-+*_%?{}"
+_SIMILAR_CHARACTER_CLASSES = (
+    ("[:ALPHA:]", "\\p{Alpha}"), ("[:alpha:]", "\\p{Alpha}"), ("[:UPPER:]", "\\p{Upper}"),
+    ("[:upper:]", "\\p{Upper}"), ("[:LOWER:]", "\\p{Lower}"), ("[:lower:]", "\\p{Lower}"),
+    ("[:DIGIT:]", "\\d"), ("[:digit:]", "\\d"), ("[:SPACE:]", " "), ("[:space:]", " "),
+    ("[:WHITESPACE:]", "\\s"), ("[:whitespace:]", "\\s"), ("[:ALNUM:]", "\\p{Alnum}"),
+    ("[:alnum:]", "\\p{Alnum}"))
+
+
+class _InvalidPattern(Exception):
+    pass
+
+
+def _similar_regex(pattern: str, escape: str) -> str:
+    """SqlLikeUtils.sqlToRegexSimilar: `_` any char, `%` any text (newlines too), `[...]`
+    an enumeration with [:DIGIT:]-style classes, `$` and backslash literal, every other
+    character as Java's regex reads it (`.` any char, `|`, `(`, `*`, `+`, `?`, `{n,m}`); the
+    escape character (none when '') makes the next special character literal."""
+    if escape and escape in _SQL_SIMILAR_SPECIALS:
+        for i, char in enumerate(pattern):
+            if char == escape and (i == len(pattern) - 1 or (
+                    pattern[i + 1] not in _SQL_SIMILAR_SPECIALS and pattern[i + 1] != escape)):
+                raise _InvalidPattern(i)
+    if escape == ":" and (pattern.find("[:") < 0 or pattern.find(":]") < 0):
+        raise _InvalidPattern(0)
+
+    def escaped(char: str) -> str:
+        if char in _SQL_SIMILAR_SPECIALS:
+            return ("\\" if char in _JAVA_REGEX_SPECIALS else "") + char
+        if char == escape:
+            return char
+        raise _InvalidPattern(char)
+
+    out, inside, i = [], False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if escape and char == escape:
+            if i == len(pattern) - 1:
+                raise _InvalidPattern(i)
+            out.append(escaped(pattern[i + 1]))
+            i += 2
+            continue
+        if char == "_":
+            out.append(".")
+        elif char == "%":
+            out.append("(?s:.*)")
+        elif char == "[":
+            out.append("[")
+            inside = True
+            i += 1                    # sqlSimilarRewriteCharEnumeration, up to the ']'
+            while i < len(pattern) and pattern[i] != "]":
+                char = pattern[i]
+                if escape and char == escape:
+                    i += 1
+                    if i == len(pattern):
+                        raise _InvalidPattern(i)     # Java's charAt fails past the end
+                    out.append(escaped(pattern[i]))
+                elif char in "-^":
+                    out.append(char)
+                elif pattern.startswith("[:", i):
+                    name = next((name for name, _ in _SIMILAR_CHARACTER_CLASSES
+                                 if pattern.startswith(name, i)), None)
+                    if name is None:
+                        raise _InvalidPattern(i)
+                    out.append(dict(_SIMILAR_CHARACTER_CLASSES)[name])
+                    i += len(name) - 1
+                elif char in _SQL_SIMILAR_SPECIALS:
+                    raise _InvalidPattern(i)
+                else:
+                    out.append(char)
+                i += 1
+            continue                  # the ']' closes it below
+        elif char == "]":
+            if not inside:
+                raise _InvalidPattern(i)
+            inside = False
+            out.append("]")
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "$":
+            out.append("\\$")
+        else:
+            out.append(char)
+        i += 1
+    if inside:
+        raise _InvalidPattern(len(pattern))
+    return "".join(out)
+
+
+def _similar_to(node: exp.SimilarTo, escape: Optional[exp.Expression]) -> exp.Expression:
+    """Flink's `s SIMILAR TO pattern [ESCAPE e]`: the whole text matches the pattern made a
+    Java regex as Flink makes it (SqlLikeUtils.sqlToRegexSimilar, planning time: the pattern
+    and escape are string literals); Spark's RLIKE finds the regex anchored at both ends."""
+    pattern = node.expression
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string) or (
+            escape is not None and not (isinstance(escape, exp.Literal) and escape.is_string
+                                        and len(escape.this) == 1)):
+        raise _Refused("SIMILAR TO with a pattern that is not a string literal or an ESCAPE "
+                       "that is not one character")
+    try:
+        regex = _similar_regex(pattern.this, escape.this if escape is not None else "")
+    except _InvalidPattern:
+        raise _Refused(f"SIMILAR TO '{pattern.this}' (Flink fails on it: an invalid regular "
+                       f"expression or escape sequence)") from None
+    return exp.RegexpLike(this=node.this.copy(),
+                          expression=exp.Literal.string(f"\\A(?:{regex})\\z"))

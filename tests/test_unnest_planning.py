@@ -71,3 +71,35 @@ def test_a_stateful_node_takes_what_a_calc_takes_out_of_a_collection(env):
                     "'sink-insert-only' = 'false')")
     plan = env.compile_sql("INSERT INTO Cnt SELECT k, SUM(CARDINALITY(tags)) FROM T GROUP BY k")
     assert any(n.type == "stream-exec-group-aggregate_1" for n in plan.nodes)
+
+
+def test_a_map_subscript_is_a_key_lookup_and_an_array_subscript_counts_from_one(env):
+    env.execute_sql("CREATE TABLE Sub (a INT, b STRING) WITH ('connector' = 'values')")
+    plan = env.compile_sql("INSERT INTO Sub SELECT m['x'], tags[1] FROM T")
+    (calc,) = [n for n in plan.nodes if n.type == "stream-exec-calc_1"]
+    assert calc.projection[0] == "`m`['x']"
+    assert calc.projection[1] == "TRY_ELEMENT_AT(`tags`, 1)"
+
+
+def test_collection_access_runs_as_flink(spark):
+    """Subscripts and CARDINALITY over NULL, empty and filled collections, as PyFlink 2.3 gives
+    them (arr[i] past the end and a missing key are NULL; CARDINALITY of NULL is NULL)."""
+    from harness.program import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    program = (
+        TableTestProgram.of("correlate-collection-access", "subscripts and CARDINALITY")
+        .setup_table_source(SourceTestStep.new_builder("o")
+                            .add_schema("id INT", "tags ARRAY<STRING>", "m MAP<STRING, INT>")
+                            .producing_before_restore([1, ["x", None], {"p": 1}], [2, None, None])
+                            .producing_after_restore([3, [], {}]).build())
+        .setup_table_sink(SinkTestStep.new_builder("s")
+                          .add_schema("id INT", "t STRING", "t3 STRING", "v INT", "w INT",
+                                      "n INT", "c INT")
+                          .consuming_before_restore("+I[1, x, null, 1, null, 2, 1]",
+                                                    "+I[2, null, null, null, null, null, null]")
+                          .consuming_after_restore("+I[3, null, null, null, null, 0, 0]").build())
+        .run_sql("INSERT INTO s SELECT id, tags[1], tags[3], m['p'], m['zz'], CARDINALITY(tags), "
+                 "CARDINALITY(m) FROM o")
+        .build())
+    run_semantic(program, spark)

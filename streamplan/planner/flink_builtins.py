@@ -30,6 +30,8 @@ def spark_builtins(expression: exp.Expression, where: str,
                 return new
         if isinstance(node, exp.Anonymous) and node.name.upper() == "TO_TIMESTAMP_LTZ":
             return _to_timestamp_ltz(node, input_row)
+        if isinstance(node, exp.Bracket) and _map_subscript(node, input_row):
+            return node     # a key lookup: Spark's, as Flink's, is NULL for a missing key
         return _rewrite(node)
 
     root = expression.copy()
@@ -548,6 +550,28 @@ def _split(node: exp.RegexpSplit) -> exp.Expression:
                                 true=exp.ArrayRemove(this=pieces.copy(),
                                                      expression=exp.Literal.string("")))],
                     default=pieces)
+
+
+def _map_subscript(node: exp.Bracket, input_row: Optional[RowType]) -> bool:
+    """Whether `node` looks a key up in a MAP: a MAP column (or a MAP field of a ROW column)
+    of `input_row`, or a text key (an ARRAY's index is a number)."""
+    (key,) = node.expressions if len(node.expressions) == 1 else (None,)
+    if isinstance(key, exp.Literal) and key.is_string:
+        return True
+    path: list[str] = []
+    target = node.this
+    while isinstance(target, exp.Dot) and isinstance(target.expression, exp.Identifier):
+        path.insert(0, target.expression.name)
+        target = target.this
+    if input_row is None or not isinstance(target, exp.Column) or target.name not in input_row.names:
+        return False
+    sql_type = input_row.field(target.name).type
+    for name in path:
+        fields = dict(sql_type.children) if sql_type.name == "ROW" else {}
+        if name not in fields:
+            return False
+        sql_type = fields[name]
+    return sql_type.name == "MAP"
 
 
 def _array_element(node: exp.Bracket) -> exp.Expression:

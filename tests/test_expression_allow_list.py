@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from sqlglot import exp
+
 from streamplan.errors import UnsupportedSqlError
 from streamplan.options import Configuration
 from streamplan.planner.planner import PlanBuilder
@@ -145,7 +147,8 @@ ALLOWED_STRUCTURE = [
     "Bracket", "Case", "Cast", "Column", "DPipe", "DataType", "DataTypeParam", "Div", "EQ",
     "Escape", "Extract", "GT", "GTE", "HexString", "ILike", "Identifier", "If", "In", "IntDiv",
     "Interval", "Is", "LT", "LTE", "Like", "Literal", "Mod", "Mul", "NEQ", "Neg", "Not", "Null",
-    "NullSafeEQ", "NullSafeNEQ", "Or", "Paren", "RegexpLike", "Sub", "TryCast", "Var"]
+    "NullSafeEQ", "NullSafeNEQ", "Or", "Paren", "RegexpLike", "SimilarTo", "Sub", "TryCast",
+    "Var"]
 ALLOWED_FUNCTIONS = [
     "Abs", "Acos", "Array", "ArrayContains", "ArrayRemove", "ArraySize", "Ascii", "Asin", "Atan", "Atan2",
     "Cbrt", "Ceil", "Chr", "Coalesce", "Concat", "ConcatWs", "Cos", "Cosh", "Cot", "CurrentDate",
@@ -157,9 +160,10 @@ ALLOWED_FUNCTIONS = [
     "Replace", "Reverse", "Right", "Round", "SHA", "SHA2", "Second", "Sign", "Sin", "Sinh",
     "Sqrt", "StartsWith", "StrPosition", "StrToMap", "StrToTime", "StrToUnix", "Struct", "Substring", "Tan",
     "Tanh", "TimeToStr", "TimestampAdd", "TimestampDiff", "TimestampTrunc", "ToBase64", "Translate", "Trim",
-    "Trunc", "TsOrDsAdd", "TsOrDsToDate", "Unhex", "UnixToStr", "Upper", "VarMap", "Week", "WeekOfYear", "Year"]
+    "Trunc", "TsOrDsAdd", "TsOrDsToDate", "Unhex", "UnixMicros", "UnixMillis", "UnixToStr", "Upper", "VarMap", "Week", "WeekOfYear", "Year"]
 ALLOWED_NAMED = [
-    "BIN", "BTRIM", "CARDINALITY", "E", "ELEMENT_AT", "ISNOTNULL", "ISNULL", "NAMED_STRUCT",
+    "BIN", "BTRIM", "CARDINALITY", "E", "ELEMENT_AT", "ISNOTNULL", "ISNULL", "IS_ALPHA",
+    "IS_DECIMAL", "IS_DIGIT", "NAMED_STRUCT",
     "NOW", "REGEXP", "SHA224", "SHA256", "SHA384", "SHA512", "SPLIT_INDEX", "TIMESTAMP_MICROS",
     "TIMESTAMP_MILLIS", "TIMESTAMP_SECONDS", "TO_TIMESTAMP_LTZ", "TRUNCATE", "TRY_TO_TIMESTAMP",
     "TYPEOF"]
@@ -171,3 +175,16 @@ def test_the_allow_list_is_the_reviewed_one():
     assert sorted(kind.__name__ for kind in expressions._FUNCTIONS) == ALLOWED_FUNCTIONS
     assert sorted(expressions._NAMED_FUNCTIONS) == ALLOWED_NAMED
     assert sorted(kind.__name__ for kind in expressions._SIZE_ARGUMENTS) == SIZED
+
+
+def test_a_field_access_is_allowed_and_other_dotted_calls_are_not():
+    import sqlglot
+
+    from streamplan.planner.field_access import with_field_access
+    from streamplan.sql.dialect import FlinkSql
+
+    query = with_field_access(sqlglot.parse_one("SELECT r.f, o.r.g.h FROM o", read=FlinkSql), {"o"})
+    assert all(isinstance(item, exp.Dot) for item in query.expressions)
+    assert [expressions.disallowed_construct(item) for item in query.expressions] == [None, None]
+    call = exp.Dot(this=exp.column("r"), expression=exp.Anonymous(this="reflect"))
+    assert expressions.disallowed_construct(call) is not None

@@ -103,3 +103,29 @@ def test_collection_access_runs_as_flink(spark):
                  "CARDINALITY(m) FROM o")
         .build())
     run_semantic(program, spark)
+
+
+def test_row_fields_are_named_as_calcite_names_them(spark):
+    """r.f, t.r.f and r.g.h read a ROW column's fields, NULL under a NULL row; a select list
+    names them by their last field (PyFlink 2.3's schema: f, f0, h, h0), so an outer query
+    reads them by that name."""
+    from harness.program import SinkTestStep, SourceTestStep, TableTestProgram
+    from harness.runner import run_semantic
+
+    program = (
+        TableTestProgram.of("correlate-row-fields", "fields of a ROW column")
+        .setup_table_source(SourceTestStep.new_builder("o")
+                            .add_schema("id INT", "r ROW<f STRING, g ROW<h INT>>")
+                            .producing_before_restore([1, ["a", [5]]], [2, None])
+                            .producing_after_restore([3, [None, None]]).build())
+        .setup_table_sink(SinkTestStep.new_builder("s")
+                          .add_schema("a STRING", "b STRING", "c INT", "d INT")
+                          .consuming_before_restore("+I[a, a, 5, 5]", "+I[null, null, null, null]")
+                          .consuming_after_restore("+I[null, null, null, null]").build())
+        .setup_table_sink(SinkTestStep.new_builder("s2").add_schema("id INT", "u STRING")
+                          .consuming_before_restore("+I[1, A]").consuming_after_restore().build())
+        .run_statement_set("INSERT INTO s SELECT r.f, o.r.f, r.g.h, o.r.g.h FROM o",
+                           "INSERT INTO s2 SELECT id, UPPER(f) FROM (SELECT id, r.f, r.g.h FROM o) "
+                           "WHERE h > 1")
+        .build())
+    run_semantic(program, spark)

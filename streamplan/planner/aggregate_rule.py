@@ -25,6 +25,7 @@ from .grouping_sets import GroupingSets, grouping_function, grouping_sets
 from .split_distinct import SplitDistinctRules, splittable
 from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
                               user_aggregate_spec)
+from .field_access import field_name
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .variance import reduce_variance
@@ -255,7 +256,8 @@ class AggregateRules(SplitDistinctRules):
         for index, item in enumerate(items):
             target = item.this if isinstance(item, exp.Alias) else item
             name = (item.alias if isinstance(item, exp.Alias)
-                    else target.name if plain_column(target) else f"EXPR${index}")
+                    else target.name if plain_column(target)
+                    else field_name(target) or f"EXPR${index}")
             rewritten.append(exp.alias_(over_aggregate(target), name, quoted=True))
         having_expr = over_aggregate(having.this) if having else None
         agg_scope = [ScopeField("", f.name, f) for f in output.fields]

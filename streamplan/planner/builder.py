@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from ..changelog import RowKind, mode_names
 from ..errors import PlanningError, UnsupportedSqlError
+from .field_access import with_field_access
 from ..functions import SCALAR, FunctionDefinition
 from ..functions.spark import scalar_functions_called
 from .flink_builtins import spark_builtins
@@ -175,9 +176,12 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         targets = _insert_targets(insert, sink_table, sink_row, where)
         query_row = RowType(tuple(sink_row.fields[sink_row.index(n)] for n in targets))
         # A view plans as a CTE of the INSERT (a copy: planning may annotate the tree).
+        relations = set(self.catalog) | set(self.views)
         ctx = QueryContext(insert, where, hints,
-                           ctes={name: query.copy() for name, query in self.views.items()})
-        relation = self._plan_select(insert.query, ctx, query_row, top_level=True)
+                           ctes={name: with_field_access(query.copy(), relations)
+                                 for name, query in self.views.items()})
+        query = with_field_access(insert.query.copy(), relations)
+        relation = self._plan_select(query, ctx, query_row, top_level=True)
         check_early_fire_applies(hints, ctx.interval_joins > 0)
         hints.state_ttl.check_all_used()
         hints.lookup.check_all_used()

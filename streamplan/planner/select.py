@@ -13,6 +13,7 @@ from sqlglot import exp
 from ..errors import PlanningError, UnsupportedSqlError
 from ..sql.ast import Position
 from ..types import NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType, quote_identifier
+from .field_access import field_name
 from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
@@ -145,7 +146,7 @@ class SelectRules:
             elif plain_column(target):
                 names.append(target.name)
             else:
-                names.append(f"EXPR${index}")
+                names.append(field_name(target) or f"EXPR${index}")
         return projection, _dedupe(names)
 
     # --- FROM: tables, subqueries, CTEs, joins ------------------------------------------------

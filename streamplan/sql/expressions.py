@@ -196,6 +196,8 @@ def disallowed_construct(tree: exp.Expression) -> Optional[str]:
             return "subquery"
         elif _is_date_format_argument(node):
             continue
+        elif isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            continue                  # a ROW column's field, r.f (planner/field_access.py)
         elif not isinstance(node, _STRUCTURE + _FUNCTIONS):
             return (f"function {node.sql_name()}" if isinstance(node, exp.Func)
                     else f"{type(node).__name__} expression")

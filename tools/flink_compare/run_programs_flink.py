@@ -367,7 +367,10 @@ def run_insert(program: dict, insert: dict, feed: list[dict], flink_keys: set[st
         query = insert_query(insert)
         if check_insert:
             result["insert_check"] = explain_insert(t_env, sink, insert)
-        t_env.execute_sql(f"CREATE TEMPORARY VIEW `__q` AS {query}")
+        # a view of the Table, not CREATE VIEW ... AS: Flink 2.3 re-parses a SQL view's
+        # expanded text, which it cannot for a USING or NATURAL join (it writes
+        # `COALESCE(a.k, b.k AS k0)`: "Encountered AS")
+        t_env.create_temporary_view("__q", t_env.sql_query(query))
         resolved = t_env.from_path("`__q`")._j_table.getResolvedSchema()
         names = list(resolved.getColumnNames())
         result["query_types"] = [str(t) for t in resolved.getColumnDataTypes()]

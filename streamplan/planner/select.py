@@ -20,6 +20,7 @@ from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
 from .overs import over_windows
 from .temporal_joins import temporal_version
+from .using_joins import UsingExpansion, is_using_join, using_join
 from .windows import window_tvf_call
 
 
@@ -63,7 +64,10 @@ class SelectRules:
             if ranked is not None:
                 relation, condition = self._plan_rank(*ranked, select, condition, ctx, top_level)
             else:
-                relation, condition = self._plan_from(select, condition, ctx, top_level)
+                expansion = UsingExpansion()
+                relation, condition = self._plan_from(select, condition, ctx, top_level,
+                                                      expansion)
+                select = expansion.expand(select)      # USING / NATURAL: using_joins.py
             if over_windows(select):
                 return self._plan_over(select, relation, condition, ctx, sink_row, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select, self.functions):
@@ -151,15 +155,24 @@ class SelectRules:
 
     # --- FROM: tables, subqueries, CTEs, joins ------------------------------------------------
     def _plan_from(self, select: exp.Select, condition: Optional[exp.Expression],
-                   ctx: QueryContext, top_level: bool) -> tuple[Relation, Optional[exp.Expression]]:
+                   ctx: QueryContext, top_level: bool,
+                   expansion: Optional[UsingExpansion] = None
+                   ) -> tuple[Relation, Optional[exp.Expression]]:
         """The FROM relation, and what is left of the WHERE `condition`: as Flink's
         FlinkFilterJoinRule does, a WHERE conjunct over both sides of an inner join (or a
-        comma join) joins them, so time bounds written in WHERE make an interval join."""
+        comma join) joins them, so time bounds written in WHERE make an interval join. A
+        USING or NATURAL join is planned as its ON join; what its common columns mean to the
+        SELECT list is recorded in `expansion` (using_joins.py), which the caller applies."""
         source = select.args.get("from_") or select.args.get("from")
         if source is None:
             raise UnsupportedSqlError("SELECT without FROM", ctx.position.line,
                                       ctx.position.column, ctx.position.source)
         relation = self._relation(source.this, ctx)
+        if expansion is None and any(is_using_join(j) for j in select.args.get("joins") or []):
+            raise UnsupportedSqlError("JOIN ... USING or NATURAL JOIN under ORDER BY without "
+                                      "LIMIT (write the join with ON)", ctx.position.line,
+                                      ctx.position.column, ctx.position.source)
+        expansion = expansion or UsingExpansion()
         conjuncts = _conjuncts(condition) if condition is not None else []
         subqueries = [c for c in conjuncts if subquery_predicate(c) is not None]
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
@@ -168,10 +181,14 @@ class SelectRules:
                 pushed = [c for c in conjuncts if not join.side and _joins_both_temporal(
                     c, relation, join.this)]
                 conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
+                before = len(relation.scope_fields)
                 relation = self._temporal_join(relation, join, ctx, pushed)
+                expansion.joined(relation.scope_fields[before:])
                 continue
             if isinstance(join.this, (exp.Lateral, exp.Unnest)):   # LATERAL TABLE(f(x)),
+                before = len(relation.scope_fields)
                 relation = self._correlate(relation, join, ctx)      # UNNEST: correlates.py
+                expansion.joined(relation.scope_fields[before:])
                 continue
             right = self._relation(join.this, ctx)
             # a window TVF joined is its window table function's rows (a window join when
@@ -180,6 +197,10 @@ class SelectRules:
                 relation = self._window_table_function(relation, ctx)
             if right.window is not None:
                 right = self._window_table_function(right, ctx)
+            if is_using_join(join):            # its ON join (using_joins.py)
+                join = using_join(join, relation, right, expansion, ctx)
+            else:
+                expansion.joined(right.scope_fields)
             pushed = []
             if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
                     and not join.args.get("using") and not join.method:

@@ -15,6 +15,8 @@ from decimal import Decimal
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
 from streamplan.errors import UnsupportedSqlError
 
+from . import _functions as udfs
+
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
 # A tumbling window opened before the restore closes after it with both rows.
@@ -559,6 +561,63 @@ WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE = (
              "INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end")
     .build())
 
+# User-defined aggregate functions in window aggregates (Flink's WeightedAvg, with and without
+# merge: programs/_functions.py) over Flink's window source: a function without merge runs in
+# one phase (a TUMBLE window, one slice a window); with merge, a HOP window runs in a local and
+# a global window aggregate that merge slices (as CUMULATE windows do). Each window holds the
+# rows of Flink's own TUMBLE / HOP programs above (whose expected rows count them and sum
+# a_int); each value here is that sum over that count, Java's long division, as WeightedAvg
+# computes it with any constant weight.
+def _udaf_sink(name: str, before: list[str], after: list[str]) -> SinkTestStep:
+    return (SinkTestStep.new_builder(name)
+            .add_schema("name STRING", "window_start TIMESTAMP(3)", "window_end TIMESTAMP(3)",
+                        "avg_a BIGINT")
+            .consuming_before_restore(*before).consuming_after_restore(*after).build())
+
+
+WINDOW_AGGREGATE_UDAF = (
+    TableTestProgram.of("window-aggregate-udaf", "user-defined aggregate functions in a TUMBLE "
+                        "window (no merge, one phase) and a HOP window (merge, two phases)")
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_temporary_system_function("my_avg_merge", udfs.WeightedAvgWithMerge)
+    .setup_table_source(SOURCE)
+    .setup_table_sink(_udaf_sink(
+        "tumble_sink",
+        ["+I[a, 2020-10-10T00:00, 2020-10-10T00:00:05, 2]",
+         "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 3]",
+         "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:10, 4]",
+         "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:20, 4]"],
+        ["+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 1]",
+         "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:35, 7]",
+         "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 10]",
+         "+I[c, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 12]",
+         "+I[d, 2020-10-10T00:00:40, 2020-10-10T00:00:45, 12]"]))
+    .setup_table_sink(_udaf_sink(
+        "hop_sink",
+        ["+I[a, 2020-10-09T23:59:55, 2020-10-10T00:00:05, 2]",
+         "+I[b, 2020-10-10T00:00, 2020-10-10T00:00:10, 4]",
+         "+I[a, 2020-10-10T00:00, 2020-10-10T00:00:10, 3]",
+         "+I[b, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 4]",
+         "+I[a, 2020-10-10T00:00:05, 2020-10-10T00:00:15, 3]",
+         "+I[b, 2020-10-10T00:00:10, 2020-10-10T00:00:20, 4]",
+         "+I[b, 2020-10-10T00:00:15, 2020-10-10T00:00:25, 4]"],
+        ["+I[b, 2020-10-10T00:00:25, 2020-10-10T00:00:35, 1]",
+         "+I[null, 2020-10-10T00:00:25, 2020-10-10T00:00:35, 7]",
+         "+I[b, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 1]",
+         "+I[null, 2020-10-10T00:00:30, 2020-10-10T00:00:40, 7]",
+         "+I[c, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 12]",
+         "+I[d, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 12]",
+         "+I[a, 2020-10-10T00:00:35, 2020-10-10T00:00:45, 10]",
+         "+I[d, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 12]",
+         "+I[a, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 10]",
+         "+I[c, 2020-10-10T00:00:40, 2020-10-10T00:00:50, 12]"]))
+    .run_statement_set(
+        f"INSERT INTO tumble_sink SELECT name, window_start, window_end, my_avg(a_int, 2) "
+        f"FROM TABLE({TUMBLE}) GROUP BY name, window_start, window_end",
+        f"INSERT INTO hop_sink SELECT name, window_start, window_end, my_avg_merge(a_int, 1) "
+        f"FROM TABLE({HOP}) GROUP BY name, window_start, window_end")
+    .build())
+
 PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
@@ -573,7 +632,8 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE, TUMBLE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             HOP_WINDOW_EVENT_TIME_TWO_PHASE, HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
             CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE, CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET,
-            WINDOW_AGGREGATE_TUMBLE_FIRST_LAST, WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE]
+            WINDOW_AGGREGATE_TUMBLE_FIRST_LAST, WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE,
+            WINDOW_AGGREGATE_UDAF]
 
 # Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md).
@@ -611,5 +671,24 @@ WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_IN_SOME_SETS = (
                      UnsupportedSqlError, "window_start / window_end in only some grouping sets")
     .build())
 
+WINDOW_AGGREGATE_REFUSES_UDAF_WITHOUT_MERGE_IN_HOP = (
+    TableTestProgram.of("window-aggregate-refuses-udaf-without-merge-in-hop", "a user-defined "
+                        "aggregate function without merge in a HOP window (its windows merge "
+                        "slices): refused by name")
+    .setup_catalog_function("my_avg", udfs.WeightedAvg)
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts")
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("A").add_schema("k STRING", "a BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO A SELECT k, my_avg(v, v) FROM TABLE(HOP(TABLE T, "
+                     "DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) "
+                     "GROUP BY k, window_start, window_end",
+                     UnsupportedSqlError, "`my_avg`) in a HoppingWindow aggregate (its windows "
+                     "merge accumulators")
+    .build())
+
 FAILING_PROGRAMS = [WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_BELOW,
-                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_IN_SOME_SETS]
+                    WINDOW_AGGREGATE_REFUSES_WINDOW_COLUMN_IN_SOME_SETS,
+                    WINDOW_AGGREGATE_REFUSES_UDAF_WITHOUT_MERGE_IN_HOP]

@@ -15,7 +15,8 @@ from ..errors import PlanFormatError
 from ..types import RowType, parse_row_type
 from .base import PlanModel
 from .fields import FieldIndex, RowTypeText
-from .group_aggregate import AggCallSpec, check_calls_index, check_filter_args, runtime_calls
+from .group_aggregate import (AggCallSpec, check_calls_index, check_filter_args,
+                              resolve_user_functions, runtime_calls)
 from .keyed import KeyedNode
 from .metadata import exec_node
 from .window_aggregate import FiredWindows, NamedWindowProperty, WindowSpec, slicing_state_layout
@@ -43,6 +44,10 @@ class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
     windowing: SliceAttachedWindowingStrategy
     named_window_properties: list[NamedWindowProperty]
     local_agg_input_row_type: RowTypeText
+
+    def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.agg_calls)
+        return super().translate(ctx, inputs)
 
     def requires_watermark(self, inputs):
         return self.windowing.is_rowtime

@@ -10,7 +10,8 @@ from ..errors import PlanFormatError
 from ..types import Field, RowType, SqlType
 from .base import ExecNode
 from .fields import FieldIndex
-from .group_aggregate import AggCallSpec, check_filter_args, runtime_calls
+from .group_aggregate import (AggCallSpec, check_filter_args, resolve_user_functions,
+                              runtime_calls)
 from .local_group_aggregate import accumulator_fields
 from .metadata import exec_node
 from .window_aggregate import WindowingStrategy
@@ -78,6 +79,7 @@ class StreamExecLocalWindowAggregate(ExecNode):
                                     index)
 
     def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.agg_calls)
         from pyspark.sql import types as T
         from pyspark.sql.pandas.types import to_arrow_schema
 

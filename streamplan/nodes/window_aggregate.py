@@ -19,7 +19,7 @@ from ..errors import PlanFormatError
 from ..types import RowType, parse_type
 from .base import PlanModel
 from .fields import Duration, FieldIndex
-from .group_aggregate import AggCallSpec, _ddl, sum_type
+from .group_aggregate import AggCallSpec, _ddl, resolve_user_functions, runtime_calls, sum_type
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 from ..types import quote_identifier
@@ -146,7 +146,8 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                  "cleared when the last window needing them fires; session windows (Flink's "
                  "unslicing operator): per group key one accumulator per state window and the "
                  "session-window-mapping of in-flight windows to state windows, merged as "
-                 "sessions merge, with a timer per in-flight window end")
+                 "sessions merge, with a timer per in-flight window end; a UDAF's "
+                 "accumulator as its declared type")
     RUNTIME = "window_aggregate"
     grouping: list[FieldIndex]
     agg_calls: list[WindowAggCallSpec]
@@ -178,6 +179,10 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     def key_indexes(self):
         return self.grouping
 
+    def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.agg_calls)
+        return super().translate(ctx, inputs)
+
     @property
     def time_mode(self) -> str:
         return "EventTime" if self.windowing.is_rowtime else "ProcessingTime"
@@ -208,13 +213,10 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                     f"field {call.filter_arg} ({bad.name} {bad.type.text}) is not BOOLEAN")
 
     def runtime_params(self, input_row):
-        from ..runtime.group_aggregate import AggCall
         from ..runtime.window_aggregate import WindowAggParams
 
         self._check_input(input_row)
-        calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                              call.distinct, call.type, call.filter_arg)
-                      for call in self.agg_calls)
+        calls = runtime_calls(self.agg_calls)
         properties = tuple(p.property for p in self.named_window_properties)
         window = self.windowing.window
         if window.is_session:
@@ -271,7 +273,6 @@ def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggC
     """The slicing `window-aggs` state: keyed by `grouping` of `row`, an accumulator per slice
     typed by the calls' arguments in `arg_row` (the global window aggregate's calls index the
     local aggregate's input)."""
-    from ..runtime.group_aggregate import AggCall
     from ..runtime.window_aggregate import state_layout
 
     grouping_ddl = struct_ddl(row, grouping) or f"`{GLOBAL_KEY}`: INT"
@@ -279,7 +280,6 @@ def slicing_state_layout(row: RowType, grouping: list[int], agg_calls: list[AggC
             for call in agg_calls]
     sums = [sum_type(call.function, arg, parse_type(call.type)) if arg else None
             for call, arg in zip(agg_calls, args)]
-    calls = tuple(AggCall(call.function, call.arg_list[0] if call.arg_list else None,
-                          call.distinct, call.type, call.filter_arg) for call in agg_calls)
+    calls = runtime_calls(agg_calls)
     return state_layout(grouping_ddl, calls, [_ddl(arg) if arg else None for arg in args],
                         [_ddl(total) if total else None for total in sums], event_time)

@@ -23,8 +23,8 @@ from .aggregates import (ORDERED_FUNCTIONS, AggregateCall, aggregate_calls, is_a
                          is_grouping_function, result_type)
 from .grouping_sets import GroupingSets, grouping_function, grouping_sets
 from .split_distinct import SplitDistinctRules, splittable
-from .user_aggregates import (check_user_functions_in_mini_batch, need_retraction_of,
-                              user_aggregate_spec)
+from .user_aggregates import (check_user_functions_in_mini_batch, check_user_functions_in_window,
+                              need_retraction_of, user_aggregate_spec)
 from .field_access import field_name
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
@@ -193,12 +193,7 @@ class AggregateRules(SplitDistinctRules):
                            f"they run in a TUMBLE window (one slice a window) and in "
                            f"stream-exec-group-aggregate, LISTAGG in stream-exec-group-aggregate "
                            f"only", ctx)
-            if any(spec.user_function is not None for spec in specs):
-                raise UnsupportedSqlError(
-                    "a user-defined aggregate function in a window aggregate "
-                    "(stream-exec-window-aggregate runs the built-in aggregates only; a UDAF "
-                    "runs in stream-exec-group-aggregate)", ctx.position.line,
-                    ctx.position.column, ctx.position.source)
+            check_user_functions_in_window(specs, kind, ctx)
             time_index = pre_row.index(time_name)
             agg = self._add_window_aggregate(node, relation, key_count, specs, window_keys,
                                              out_names[:key_count] + [

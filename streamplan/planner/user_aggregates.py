@@ -67,8 +67,7 @@ def check_user_functions_in_mini_batch(specs, ctx) -> None:
     """Mini-batch aggregation of UDAFs: Flink splits it into a local and a global aggregate
     when every function has `merge` (run here too), else runs one mini-batch group aggregate
     (MiniBatchGroupAggFunction), which is not implemented."""
-    users = [spec.user_function for spec in specs if spec.user_function is not None]
-    unmerged = [f.identity for f in users if not has_method(instance_of(f.implementation), "merge")]
+    unmerged = without_merge(specs)
     if unmerged:
         raise UnsupportedSqlError(
             f"user-defined aggregate functions without merge ({', '.join(unmerged)}) with "
@@ -76,3 +75,23 @@ def check_user_functions_in_mini_batch(specs, ctx) -> None:
             f"MiniBatchGroupAggFunction, which is not implemented; a function with "
             f"merge(acc, others) runs in the local and global aggregates)",
             ctx.position.line, ctx.position.column, ctx.position.source)
+
+
+def without_merge(specs) -> list[str]:
+    """The user-defined aggregate functions of `specs` that have no `merge(acc, others)`."""
+    return [spec.user_function.identity for spec in specs if spec.user_function is not None
+            and not has_method(instance_of(spec.user_function.implementation), "merge")]
+
+
+def check_user_functions_in_window(specs, kind: str, ctx) -> None:
+    """A UDAF in a window aggregate: a TUMBLE window runs any (one slice a window; without
+    merge in one phase), the others merge accumulators (HOP and CUMULATE windows share
+    slices, sessions merge), so their UDAFs need merge, as Flink's slice-shared and merging
+    window operators call it."""
+    unmerged = without_merge(specs)
+    if unmerged and kind != "TumblingWindow":
+        raise UnsupportedSqlError(
+            f"user-defined aggregate functions without merge ({', '.join(unmerged)}) in a "
+            f"{kind} aggregate (its windows merge accumulators: give the function "
+            f"merge(acc, others), or use a TUMBLE window)", ctx.position.line,
+            ctx.position.column, ctx.position.source)

@@ -31,6 +31,7 @@ from ..types import Field, RowType, SqlType, parse_type
 from .aggregates import ORDERED_FUNCTIONS
 from .common import QueryContext, Relation
 from .scope import ScopeField
+from .user_aggregates import without_merge
 
 WINDOW_COLUMNS = {"window_start": "WindowStart", "window_end": "WindowEnd",
                   "window_time": "WindowTime"}
@@ -240,10 +241,11 @@ class WindowRules:
                                       is_rowtime=not window.proctime)
         # Flink: no two phases for a processing-time window (its time cannot be materialized
         # in one node), an unaligned one (a session), or calls without merge (FIRST_VALUE,
-        # LAST_VALUE: AggregateUtil.doAllSupportPartialMerge)
+        # LAST_VALUE, a UDAF without merge: AggregateUtil.doAllSupportPartialMerge)
         if not spec.is_session and not window.proctime \
                 and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE" \
-                and not any(call.function in ORDERED_FUNCTIONS for call in specs):
+                and not any(call.function in ORDERED_FUNCTIONS for call in specs) \
+                and not without_merge(specs):
             return self._local_global_window(node, key_count, specs, windowing, properties,
                                              output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),

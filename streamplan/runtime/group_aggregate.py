@@ -378,7 +378,7 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
     fields = ["rowCount: BIGINT"]
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
         if call.function == UDAF:
-            fields.append(f"a{index}: {state_ddl(parse_data_type(call.accumulator_type))}")
+            fields.append(f"a{index}: {udaf_state_ddl(call)}")
         elif call.function == LISTAGG:
             fields.append(f"a{index}: STRUCT<values: ARRAY<STRING>, delimiter: STRING>")
         elif call.function == LAG:
@@ -397,11 +397,27 @@ def acc_struct_ddl(calls: tuple[AggCall, ...], arg_ddls: list[Optional[str]],
     return f"STRUCT<{', '.join(fields)}>"
 
 
+def udaf_state_ddl(call: AggCall) -> str:
+    """The state type of a UDAF's accumulator: its declared ACCUMULATOR_TYPE."""
+    return state_ddl(parse_data_type(call.accumulator_type))
+
+
+def udaf_to_state(call: AggCall, acc: Any) -> Any:
+    return to_state(acc, parse_data_type(call.accumulator_type))
+
+
+def udaf_from_state(call: AggCall, stored: Any) -> Any:
+    """A UDAF's accumulator read back (a ROW accumulator into a fresh accumulator object)."""
+    data_type = parse_data_type(call.accumulator_type)
+    fresh = call.function_instance.create_accumulator()
+    return from_state(stored, data_type, fresh if isinstance(data_type, RowOf) else None)
+
+
 def _encode(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
     values = []
     for call, value in zip(calls, acc.values):
         if call.function == UDAF:
-            values.append(to_state(value, parse_data_type(call.accumulator_type)))
+            values.append(udaf_to_state(call, value))
         elif call.function == LISTAGG:
             values.append((list(value[0]), value[1]))
         elif call.function == LAG:
@@ -425,10 +441,7 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
     values = []
     for call, value in zip(calls, fields[1:]):
         if call.function == UDAF:
-            data_type = parse_data_type(call.accumulator_type)
-            fresh = call.function_instance.create_accumulator()
-            values.append(from_state(value, data_type, fresh if isinstance(data_type, RowOf)
-                                     else None))
+            values.append(udaf_from_state(call, value))
         elif call.function == LISTAGG:
             items, delimiter = plain(value)
             values.append([list(items or []), delimiter])

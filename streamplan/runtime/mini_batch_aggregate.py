@@ -32,10 +32,10 @@ from typing import Any, Iterable, Iterator, Optional
 
 from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, normalized
-from ..functions.data_types import from_state, parse_data_type, to_state
 from .group_aggregate import (AVG, SUM, SUM0, UDAF, WELFORD_M2, Accumulators, AggCall,
                               GroupAggCore, GroupAggParams, _apply, _decode, _encode, _initial,
-                              call_value, merge_welford, running_sum)
+                              call_value, merge_welford, running_sum, udaf_from_state,
+                              udaf_to_state)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
 from .processor import Processor
@@ -74,8 +74,7 @@ def to_columns(acc: Accumulators, calls: tuple[AggCall, ...]) -> tuple:
     values: list[Any] = []
     for call, value in zip(calls, acc.values):
         if call.function == UDAF:
-            values.append(pickle.dumps(to_state(value, parse_data_type(call.accumulator_type)),
-                                       protocol=4))
+            values.append(pickle.dumps(udaf_to_state(call, value), protocol=4))
         elif call.keeps_values:
             values.append(pickle.dumps(sorted(value.items(), key=lambda item: repr(item[0])),
                                        protocol=4))
@@ -94,9 +93,7 @@ def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> Accumulators:
     values, position = [], 0
     for call in calls:
         if call.function == UDAF:
-            values.append(from_state(pickle.loads(columns[position]),
-                                     parse_data_type(call.accumulator_type),
-                                     call.function_instance.create_accumulator()))
+            values.append(udaf_from_state(call, pickle.loads(columns[position])))
         elif call.keeps_values:
             values.append(dict(pickle.loads(columns[position])))
         elif call.function == WELFORD_M2:

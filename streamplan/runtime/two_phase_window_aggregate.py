@@ -17,7 +17,8 @@ aggregate unless 'table.optimizer.agg-phase-strategy' is ONE_PHASE
 Accumulators travel as Flink's local aggregate names them (nodes/local_group_aggregate.py
 `accumulator_fields`): COUNT a BIGINT, SUM and AVG the sum and its count, MIN, MAX and
 DISTINCT calls their window accumulator pickled into BYTES (the extreme value; the distinct
-values with their counts), and the row count last.
+values with their counts), a user-defined aggregate function its accumulator as its declared
+ACCUMULATOR_TYPE, pickled into BYTES, and the row count last.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from typing import Any, Iterable, Iterator
 from ..changelog import OP_COLUMN, RowKind
 from ..errors import ExecutionError
 from .batch_rows import normalized
-from .group_aggregate import AVG, SUM, AggCall
+from .group_aggregate import AVG, SUM, UDAF, AggCall, udaf_from_state, udaf_to_state
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import (SliceAssigner, WindowAccumulators, WindowAggCore, WindowAggParams,
@@ -46,7 +47,9 @@ def to_columns(acc: list, calls: tuple[AggCall, ...]) -> tuple:
     """A window accumulator ([row count, values...]) as the local aggregate's columns."""
     values: list[Any] = []
     for call, value in zip(calls, acc[1:]):
-        if call.distinct:
+        if call.function == UDAF:
+            values.append(pickle.dumps(udaf_to_state(call, value), protocol=4))
+        elif call.distinct:
             values.append(pickle.dumps(sorted(value.items(), key=lambda item: repr(item[0])),
                                        protocol=4))
         elif _packed(call):
@@ -61,7 +64,9 @@ def to_columns(acc: list, calls: tuple[AggCall, ...]) -> tuple:
 def from_columns(columns: tuple, calls: tuple[AggCall, ...]) -> list:
     values, position = [], 0
     for call in calls:
-        if call.distinct:
+        if call.function == UDAF:
+            values.append(udaf_from_state(call, pickle.loads(columns[position])))
+        elif call.distinct:
             values.append(dict(pickle.loads(columns[position])))
         elif _packed(call):
             values.append(pickle.loads(columns[position]))

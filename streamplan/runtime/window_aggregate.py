@@ -47,8 +47,9 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
-from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, WELFORD_M2, AggCall,
-                              _result, apply_welford, merge_welford, running_sum)
+from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, UDAF, WELFORD_M2,
+                              AggCall, _result, apply_welford, call_value, merge_welford,
+                              running_sum, udaf_from_state, udaf_state_ddl, udaf_to_state)
 from .processor import Processor
 from .timestamps import EPOCH, to_millis
 
@@ -177,6 +178,8 @@ _SINGLE_VALUE = (MIN, MAX, FIRST_VALUE, LAST_VALUE)
 
 
 def _initial(call: AggCall) -> Any:
+    if call.function == UDAF:
+        return call.function_instance.create_accumulator()
     if call.distinct:
         return {}
     if call.function == WELFORD_M2:
@@ -187,6 +190,9 @@ def _initial(call: AggCall) -> Any:
 
 
 def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
+    if call.function == UDAF:          # `value`: its arguments; it changes `acc` in place
+        call.function_instance.accumulate(acc, *value)
+        return acc
     if call.arg is not None and value is None:
         return acc
     if call.distinct:
@@ -209,6 +215,10 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
 
 
 def _merge(call: AggCall, acc: Any, other: Any) -> Any:
+    if call.function == UDAF:          # into a fresh accumulator: a slice's own stays as it is
+        merged = call.function_instance.create_accumulator()
+        call.function_instance.merge(merged, [acc, other])
+        return merged
     if call.distinct:
         merged = dict(acc)
         for value, count in other.items():
@@ -231,6 +241,8 @@ def _merge(call: AggCall, acc: Any, other: Any) -> Any:
 
 
 def _value(call: AggCall, acc: Any) -> Any:
+    if call.function == UDAF:
+        return call.function_instance.get_value(acc)
     if call.distinct:
         return _result(call, acc)          # the group aggregate's DISTINCT over present values
     if call.function in _SINGLE_VALUE:
@@ -256,8 +268,7 @@ class WindowAccumulators:
         acc[0] += 1
         for index, call in enumerate(self.calls, start=1):
             if call.takes(row):
-                acc[index] = _accumulate(call, acc[index],
-                                         row[call.arg] if call.arg is not None else None)
+                acc[index] = _accumulate(call, acc[index], call_value(call, row))
 
     def merged(self, acc: list, other: list) -> list:
         return [acc[0] + other[0], *(_merge(call, a, b) for call, a, b
@@ -369,7 +380,9 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
     namespace), and the key's event-time timers (Spark's timer store, at window end - 2)."""
     fields = ["rowCount: BIGINT"]
     for index, (call, arg, total) in enumerate(zip(calls, arg_ddls, sum_ddls)):
-        if call.distinct:
+        if call.function == UDAF:
+            fields.append(f"a{index}: {udaf_state_ddl(call)}")
+        elif call.distinct:
             fields.append(f"a{index}: ARRAY<STRUCT<v: {arg}, c: BIGINT>>")
         elif call.function in (SUM, AVG):
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
@@ -388,7 +401,9 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
 def _encode(acc: list, calls: tuple[AggCall, ...]) -> tuple:
     values = []
     for call, value in zip(calls, acc[1:]):
-        if call.distinct:
+        if call.function == UDAF:
+            values.append(udaf_to_state(call, value))
+        elif call.distinct:
             values.append(sorted(([v, c] for v, c in value.items()), key=lambda item: repr(item[0])))
         elif call.function in (SUM, AVG, WELFORD_M2):
             values.append(tuple(value))
@@ -402,7 +417,9 @@ def _decode(stored: tuple, calls: tuple[AggCall, ...]) -> list:
     fields = list(struct.values()) if isinstance(struct, dict) else list(struct)
     values = []
     for call, value in zip(calls, fields[1:]):
-        if call.distinct:
+        if call.function == UDAF:
+            values.append(udaf_from_state(call, value))
+        elif call.distinct:
             values.append({_pair(item)[0]: _pair(item)[1] for item in value or []})
         elif call.function in (SUM, AVG, WELFORD_M2):
             values.append(list(_pair(value)))

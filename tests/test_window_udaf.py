@@ -1,0 +1,42 @@
+"""A user-defined aggregate function in a session window aggregate: sessions merge their
+accumulators through the function's merge (the TUMBLE and HOP cases are program
+window-aggregate-udaf, with fixtures)."""
+from __future__ import annotations
+
+import pytest
+
+from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness.runner import run_semantic
+from programs import _functions as udfs
+
+pytestmark = pytest.mark.spark
+
+
+def test_a_udaf_merges_as_sessions_merge(spark):
+    # rows at 1 s, 3 s and then 2 s: two sessions of key a merge when the 2 s row bridges them
+    program = (
+        TableTestProgram.of("window-aggregate-session-udaf", "a UDAF in a session window")
+        .setup_temporary_system_function("my_avg_merge", udfs.WeightedAvgWithMerge)
+        .setup_table_source(SourceTestStep.new_builder("T")
+                            .add_schema("k STRING", "v BIGINT", "ts TIMESTAMP(3)",
+                                        "WATERMARK FOR ts AS ts")
+                            .producing_before_restore(["a", 1, "2024-01-01 00:00:01"],
+                                                      ["a", 4, "2024-01-01 00:00:03"],
+                                                      ["b", 10, "2024-01-01 00:00:04"],
+                                                      ["a", 7, "2024-01-01 00:00:02"])
+                            .producing_after_restore(["a", 100, "2024-01-01 00:00:30"],
+                                                     ["b", 5, "2024-01-01 00:00:40"]).build())
+        .setup_table_sink(SinkTestStep.new_builder("S")
+                          .add_schema("k STRING", "ws TIMESTAMP(3)", "we TIMESTAMP(3)",
+                                      "a BIGINT", "s BIGINT")
+                          .consuming_before_restore(
+                              "+I[a, 2024-01-01T00:00:01, 2024-01-01T00:00:08, 4, 12]",
+                              "+I[b, 2024-01-01T00:00:04, 2024-01-01T00:00:09, 10, 10]")
+                          .consuming_after_restore(
+                              "+I[a, 2024-01-01T00:00:30, 2024-01-01T00:00:35, 100, 100]",
+                              "+I[b, 2024-01-01T00:00:40, 2024-01-01T00:00:45, 5, 5]").build())
+        .run_sql("INSERT INTO S SELECT k, window_start, window_end, my_avg_merge(v, 1), SUM(v) "
+                 "FROM TABLE(SESSION(TABLE T PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+                 "GROUP BY k, window_start, window_end")
+        .build())
+    run_semantic(program, spark)

@@ -14,6 +14,8 @@ from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_proc
 from harness.program import UNKNOWN_COMMIT
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
+from . import _functions as udfs
+
 
 def at(second: int) -> str:
     return f"2024-01-01 10:00:{second:02d}"
@@ -592,6 +594,50 @@ OVER_AGGREGATE_STATE_TTL_EXPIRES = (
              "UNBOUNDED PRECEDING AND CURRENT ROW) FROM T")
     .build())
 
+# User-defined aggregate functions over time-ordered windows (programs/_functions.py): over an
+# unbounded frame VarSum1 (no retract), with a column and a literal argument (a constant the
+# planner projects below the node, as LAG's), beside SUM and COUNT(*) over the same rows; over
+# a bounded ROWS frame CountWithRetract, whose rows leaving the frame are retracted, beside
+# COUNT(s). Each UDAF's column equals the built-in beside it (+ 1000 a row for the literal).
+OVER_AGGREGATE_UDAF_SOURCE = (
+    SourceTestStep.new_builder("T")
+    .add_schema("k STRING", "v INT", "s STRING", "ts TIMESTAMP(3)", "WATERMARK FOR ts AS ts")
+    .producing_before_restore(["a", 1, "x", "2024-01-01 00:00:01"],
+                              ["a", 4, None, "2024-01-01 00:00:02"],
+                              ["b", 10, "y", "2024-01-01 00:00:03"],
+                              ["a", 7, "z", "2024-01-01 00:00:04"])
+    .producing_after_restore(["a", 100, "w", "2024-01-01 00:00:05"],
+                             ["b", 5, "q", "2024-01-01 00:00:06"])
+    .build())
+
+OVER_AGGREGATE_UDAF = (
+    TableTestProgram.of("over-aggregate-udaf", "user-defined aggregate functions over an "
+                        "unbounded and a bounded (retracting) event-time frame")
+    .setup_temporary_system_function("my_sum", udfs.VarSum1AggFunction)
+    .setup_temporary_system_function("cnt_r", udfs.CountWithRetract)
+    .setup_table_source(OVER_AGGREGATE_UDAF_SOURCE)
+    .setup_table_sink(SinkTestStep.new_builder("Sums")
+                      .add_schema("k STRING", "v INT", "my_sum BIGINT", "my_sum_1000 BIGINT",
+                                  "total BIGINT", "n BIGINT")
+                      .consuming_before_restore("+I[a, 1, 1, 1001, 1, 1]", "+I[a, 4, 5, 2005, 5, 2]",
+                                                "+I[b, 10, 10, 1010, 10, 1]",
+                                                "+I[a, 7, 12, 3012, 12, 3]")
+                      .consuming_after_restore("+I[a, 100, 112, 4112, 112, 4]",
+                                               "+I[b, 5, 15, 2015, 15, 2]")
+                      .build())
+    .setup_table_sink(SinkTestStep.new_builder("Counts")
+                      .add_schema("k STRING", "v INT", "cnt_r BIGINT", "cnt BIGINT")
+                      .consuming_before_restore("+I[a, 1, 1, 1]", "+I[a, 4, 1, 1]",
+                                                "+I[b, 10, 1, 1]", "+I[a, 7, 1, 1]")
+                      .consuming_after_restore("+I[a, 100, 2, 2]", "+I[b, 5, 2, 2]")
+                      .build())
+    .run_statement_set(
+        "INSERT INTO Sums SELECT k, v, my_sum(v) OVER w, my_sum(v, 1000) OVER w, SUM(v) OVER w, "
+        "COUNT(*) OVER w FROM T WINDOW w AS (PARTITION BY k ORDER BY ts)",
+        "INSERT INTO Counts SELECT k, v, cnt_r(s) OVER w, COUNT(s) OVER w FROM T "
+        "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)")
+    .build())
+
 PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_RESTORE,
             OVER_AGGREGATE_LAG, OVER_AGGREGATE_FIRST_LAST_VALUE,
             OVER_AGGREGATE_STATE_TTL_EXPIRES,
@@ -611,7 +657,8 @@ PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_REST
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_AVG_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_MULTIPLE_AGGS_APPEND_MODE,
-            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_NO_PARTITION_BY]
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_NO_PARTITION_BY,
+            OVER_AGGREGATE_UDAF]
 
 # Ported, not passing: kept as Flink wrote it, out of PROGRAMS (the table in
 # docs/flink-programs.md). Both expect rows of the function as it was at 07d57de7e113, which
@@ -716,6 +763,22 @@ OVER_AGGREGATE_REFUSES_FRAMED_LAG = (
                      "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
     .build())
 
+OVER_AGGREGATE_REFUSES_UDAF_WITHOUT_RETRACT_IN_BOUNDED_FRAME = (
+    TableTestProgram.of("over-aggregate-refuses-udaf-without-retract-in-bounded-frame",
+                        "a user-defined aggregate function without retract over a bounded "
+                        "frame (rows leave it): refused by name")
+    .setup_temporary_system_function("my_sum", udfs.VarSum1AggFunction)
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                                    "WATERMARK FOR ts AS ts").build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "s BIGINT")
+                      .consuming_before_restore().build())
+    .run_failing_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY ts "
+                     "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM T", PlanningError,
+                     "has no retract method, but its OVER frame is bounded")
+    .build())
+
 FAILING_PROGRAMS = [OVER_AGGREGATE_REFUSES_NON_TIME_BOUNDED, OVER_AGGREGATE_REFUSES_TWO_WINDOWS,
                     OVER_AGGREGATE_REFUSES_FRAMED_LAG,
-                    OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION]
+                    OVER_AGGREGATE_REFUSES_SINK_KEYED_OFF_PARTITION,
+                    OVER_AGGREGATE_REFUSES_UDAF_WITHOUT_RETRACT_IN_BOUNDED_FRAME]

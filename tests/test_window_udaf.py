@@ -1,6 +1,7 @@
-"""A user-defined aggregate function in a session window aggregate: sessions merge their
-accumulators through the function's merge (the TUMBLE and HOP cases are program
-window-aggregate-udaf, with fixtures)."""
+"""User-defined aggregate functions in window and over aggregates beyond their programs: a
+session window merges accumulators through the function's merge (the TUMBLE and HOP cases
+are program window-aggregate-udaf, with fixtures), and an over aggregate ordered by a
+non-time column refuses them by name (program over-aggregate-udaf runs the time-ordered ones)."""
 from __future__ import annotations
 
 import pytest
@@ -8,6 +9,8 @@ import pytest
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
 from harness.runner import run_semantic
 from programs import _functions as udfs
+from streamplan.api import TableEnvironment
+from streamplan.errors import UnsupportedSqlError
 
 pytestmark = pytest.mark.spark
 
@@ -40,3 +43,15 @@ def test_a_udaf_merges_as_sessions_merge(spark):
                  "GROUP BY k, window_start, window_end")
         .build())
     run_semantic(program, spark)
+
+
+def test_a_udaf_over_a_non_time_order_is_refused_by_name(spark):
+    env = TableEnvironment(spark=spark)
+    env.execute_sql("""
+        CREATE TEMPORARY SYSTEM FUNCTION my_sum AS 'programs._functions:VarSum1AggFunction'
+          LANGUAGE PYTHON;
+        CREATE TABLE T (k STRING, v INT, n INT) WITH ('connector' = 'values');
+        CREATE TABLE S (k STRING, s BIGINT) WITH ('connector' = 'values',
+                                                   'sink-insert-only' = 'false');""")
+    with pytest.raises(UnsupportedSqlError, match=r"my_sum\(\) OVER a non-time ORDER BY"):
+        env.compile_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY n) FROM T")

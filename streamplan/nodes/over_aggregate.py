@@ -25,7 +25,8 @@ from ..errors import PlanFormatError
 from ..types import RowType, quote_identifier
 from .base import PlanModel
 from .fields import Duration
-from .group_aggregate import AggCallSpec, accumulator_ddls, check_filter_args, runtime_calls
+from .group_aggregate import (AggCallSpec, accumulator_ddls, check_filter_args,
+                              resolve_user_functions, runtime_calls)
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .metadata import exec_node
 from .rank import PartitionSpec, SortSpec
@@ -121,6 +122,10 @@ class StreamExecOverAggregate(KeyedNode):
 
     def requires_watermark(self, inputs):
         return self.time_mode == "EventTime"
+
+    def translate(self, ctx, inputs):
+        resolve_user_functions(self, self.group.agg_calls)
+        return super().translate(ctx, inputs)
 
     @property
     def group(self) -> OverGroup:

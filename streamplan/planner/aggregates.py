@@ -114,11 +114,14 @@ def aggregate_calls(expression: exp.Expression,
     return calls
 
 
-def over_aggregate_call(window: exp.Window) -> bool:
-    """Whether an OVER window applies an aggregate function of the over aggregate (its other
-    functions, ROW_NUMBER() and RANK() among them, are the rank rule's to name)."""
+def over_aggregate_call(window: exp.Window,
+                        functions: Mapping[str, FunctionDefinition] = {}) -> bool:
+    """Whether an OVER window applies an aggregate function of the over aggregate, a
+    user-defined one included (its other functions, ROW_NUMBER() and RANK() among them, are
+    the rank rule's to name)."""
     return (type(window.this) in _FUNCTIONS or isinstance(window.this, exp.Lag)
-            or type(window.this) in (exp.FirstValue, exp.LastValue))
+            or type(window.this) in (exp.FirstValue, exp.LastValue)
+            or udaf_of(window.this, functions) is not None)
 
 
 def _ancestors(node: exp.Expression, root: exp.Expression):

@@ -27,6 +27,7 @@ from .aggregates import aggregate_calls, over_aggregate_call, result_type
 from .common import QueryContext, Relation, _column
 from .interval_bounds import interval_ms
 from .scope import Scope, ScopeField, plain_column
+from .user_aggregates import user_aggregate_spec
 
 NEEDS = "stream-exec-over-aggregate"
 
@@ -75,11 +76,13 @@ class OverRules:
         constants: list[tuple[str, str]] = []   # LAG's offsets and defaults: (SQL, name)
         for window in windows:
             function = window.this
-            if not over_aggregate_call(window):
+            if not over_aggregate_call(window, self.functions):
                 name = function.sql(dialect="spark").split("(")[0].upper()
                 raise refuse(f"{name}() OVER (...) outside a top-N or deduplication (an over "
-                             f"aggregate takes COUNT, SUM, MIN, MAX, AVG, FIRST_VALUE, LAST_VALUE and LAG)")
-            frames.add(self._over_frame(window, index, row, where, refuse))
+                             f"aggregate takes COUNT, SUM, MIN, MAX, AVG, FIRST_VALUE, "
+                             f"LAST_VALUE, LAG and user-defined aggregate functions)")
+            frame = self._over_frame(window, index, row, where, refuse)
+            frames.add(frame)
             if isinstance(function, exp.Lag):
                 if window.args.get("spec") is not None:     # Calcite's validator
                     raise PlanningError(f"{where}: ROW/RANGE not allowed with RANK, DENSE_RANK "
@@ -93,9 +96,17 @@ class OverRules:
                         type=arg_type.with_nullable(True).text))
                 window.replace(_column(results[key]))
                 continue
-            (call,) = aggregate_calls(function)
+            (call,) = aggregate_calls(function, self.functions)
             if call.condition is not None:
                 raise refuse("FILTER on an OVER aggregate")
+            if call.udf is not None:
+                key = self._over_udaf(call, frame, index, row, constants, specs, where, refuse)
+                if key not in results:
+                    results[key] = specs[-1].name
+                else:
+                    specs.pop()                  # the same call twice: one result
+                window.replace(_column(results[key]))
+                continue
             arg = None if call.argument is None else index(call.argument, "the argument")
             key = (call.function, arg, call.distinct)
             if key not in results:
@@ -150,6 +161,40 @@ class OverRules:
                    for n, spec in enumerate(specs)]
         items = [root.this for root in roots]
         return self._plan_projection(items, Relation(over, fields), None, ctx, sink_row)
+
+    def _over_udaf(self, call, frame, index, row: RowType, constants: list[tuple[str, str]],
+                   specs: list, where: str, refuse) -> tuple:
+        """A user-defined aggregate function over a time-ordered window: its arguments are
+        columns, or literals projected as constants after the input's columns (as LAG's); a
+        bounded frame retracts the rows that leave it, so the function needs retract (Flink's
+        bounded over functions call it). Appends its spec; returns the key of equal calls."""
+        _, order, _, (kind, _, _) = frame
+        field = row.fields[order]
+        if not (field.rowtime or field.proctime):
+            raise refuse(f"{call.udf.name}() OVER a non-time ORDER BY (Flink's non-time over "
+                         f"aggregate runs user-defined aggregate functions in sort order, which "
+                         f"is not implemented here)")
+        arg_list = []
+        for argument in call.arguments:
+            if isinstance(argument, (exp.Literal, exp.Null)) or (
+                    isinstance(argument, exp.Neg) and isinstance(argument.this, exp.Literal)):
+                text = argument.sql(dialect="spark")
+                known = [n for n, (sql, _) in enumerate(constants) if sql == text]
+                if not known:
+                    constants.append((text, f"$udaf_constant{len(constants)}"))
+                arg_list.append(len(row.fields) + (known[0] if known else len(constants) - 1))
+            else:
+                arg_list.append(index(argument, "the arguments"))
+        arg_types = [row.fields[i].type if i < len(row.fields) else
+                     self.types.resolve(row, [constants[i - len(row.fields)][0]], None, where)[0]
+                     for i in arg_list]
+        spec = user_aggregate_spec(call, arg_types, kind != UNBOUNDED_PRECEDING, where,
+                                   "its OVER frame is bounded (rows that leave the frame are "
+                                   "retracted from the accumulator)")
+        specs.append(OverAggCallSpec(name=f"w0$o{len(specs)}", function="UDAF",
+                                     arg_list=arg_list, type=spec.result_type,
+                                     user_function=spec))
+        return ("UDAF", spec.identity, tuple(arg_list))
 
     def _over_frame(self, window: exp.Window, index, row: RowType, where: str, refuse):
         """(partition indexes, ORDER BY index, ROWS?, lower bound as (kind, rows, interval))

@@ -38,7 +38,8 @@ class RankRules:
         else:
             return None
         windows = [e for e in inner.expressions if isinstance(e, exp.Alias)
-                   and isinstance(e.this, exp.Window) and not over_aggregate_call(e.this)]
+                   and isinstance(e.this, exp.Window)
+                   and not over_aggregate_call(e.this, self.functions)]
         if not windows:
             return None
         if len(windows) > 1:

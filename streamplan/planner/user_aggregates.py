@@ -45,7 +45,9 @@ def check_call_arguments(name: str, spec: FunctionSpec, arg_types: list[SqlType]
 
 
 def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retraction: bool,
-                        where: str) -> FunctionSpec:
+                        where: str, retracts: str = "its input is an updating changelog (the "
+                                                    "group aggregate must retract rows from it)"
+                        ) -> FunctionSpec:
     """The call's FunctionSpec, after checking its arguments and that the function can run
     here (Flink's UserDefinedFunctionHelper / AggFunctionFactory checks)."""
     spec = call.udf.spec
@@ -57,8 +59,7 @@ def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retr
                                   f"function's result is a column type here") from None
     if need_retraction and not has_method(instance_of(spec.implementation), "retract"):
         raise PlanningError(
-            f"{where}: {spec.described()} has no retract method, but its input is an updating "
-            f"changelog (the group aggregate must retract rows from it). Implement "
+            f"{where}: {spec.described()} has no retract method, but {retracts}. Implement "
             f"retract(acc, *args), as Flink's AggregateFunction contract requires there.")
     return spec
 

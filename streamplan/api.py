@@ -198,13 +198,16 @@ class TableEnvironment:
 
     # --- plans --------------------------------------------------------------------------------
     def compile_plan(self, statement: Union[Insert, StatementSet]) -> CompiledPlan:
+        from .functions.spark import function_names_held
+
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
-        self._register_scalar_functions()
         builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
                               functions=dict(self.functions),
                               views={name: view.query for name, view in self.views.items()})
         try:
-            return builder.plan(inserts)
+            with function_names_held():    # Spark's analyzer types calls of our functions
+                self._register_scalar_functions()
+                return builder.plan(inserts)
         except RecursionError:
             raise PlanningError(f"{statement.position}: the query's expressions are nested too "
                                 f"deeply to plan; split them (e.g. into a subquery)") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from contextlib import contextmanager
 from typing import Any
 
 from ..nodes.function_spec import FunctionSpec
@@ -65,7 +66,16 @@ def _plain(value: Any, kind: str) -> Any:
 # plan registers its functions; registering the spec a name already holds again only costs
 # py4j round trips (~6 ms each), so it is skipped.
 _REGISTERED: "weakref.WeakKeyDictionary[Any, dict[str, FunctionSpec]]" = weakref.WeakKeyDictionary()
-_REGISTERING = threading.Lock()
+_REGISTERING = threading.RLock()
+
+
+@contextmanager
+def function_names_held():
+    """Held from registering a query's functions until Spark's analyzer has resolved their
+    names: queries started on one session at once (the gate's run-ahead threads) may register
+    other functions under the same name, and a name is resolved when the query is analyzed."""
+    with _REGISTERING:
+        yield
 
 
 def register_scalar(spark, spec: FunctionSpec, where: str, check: bool = True) -> None:

@@ -68,17 +68,18 @@ class StreamExecCalc(ExecNode):
         return self.condition is not None or downstream     # a filter may drop a +U
 
     def translate(self, ctx, inputs):
-        frame = inputs[0]
-        if self.functions:
-            from ..functions.spark import register_scalar
+        from ..functions.spark import function_names_held, register_scalar
 
-            for spec in self.functions:
+        frame = inputs[0]
+        with function_names_held():        # until the names below are resolved
+            for spec in self.functions or []:
                 register_scalar(frame.sparkSession, spec, f"node {self.id} ('{self.type}')")
-        if self.condition is not None:
-            frame = frame.filter(self.condition)
-        names = self.row_type.names
-        columns = [f"{expr} AS {quote_identifier(name)}" for expr, name in zip(self.projection, names)]
-        return frame.selectExpr(*columns, quote_identifier(OP_COLUMN))
+            if self.condition is not None:
+                frame = frame.filter(self.condition)
+            names = self.row_type.names
+            columns = [f"{expr} AS {quote_identifier(name)}"
+                       for expr, name in zip(self.projection, names)]
+            return frame.selectExpr(*columns, quote_identifier(OP_COLUMN))
 
 
 _CAST_OF_COLUMN = re.compile(r"^CAST\((`(?:[^`]|``)+`) AS ([A-Za-z]+)\)$")

@@ -56,6 +56,7 @@ class StreamExecCorrelate(ExecNode):
     def translate(self, ctx, inputs):
         if self.builtin is not None:
             return self._unnest(ctx, inputs[0])
+        from pyspark.sql import functions as F
         from pyspark.sql import types as T
         from pyspark.sql.functions import udf
 
@@ -69,14 +70,14 @@ class StreamExecCorrelate(ExecNode):
         resolve(self.function, f"node {self.id} ('{self.type}')")
         atomic = not isinstance(parse_data_type(self.function.result_type), RowOf)
         struct = T.StructType([T.StructField(f.name, f.type.to_spark(), True) for f in fields])
-        name = f"__correlate_{self.id}"
-        frame.sparkSession.udf.register(name, udf(
-            TableFunctionCall(self.function.implementation, len(fields), atomic),
-            T.ArrayType(struct)))
-        generator = "inline_outer" if self.join_type == "LEFT" else "inline"
-        return frame.selectExpr(*(quote_identifier(n) for n in input_row.names),
-                                f"{generator}({name}({', '.join(self.arguments)}))",
-                                quote_identifier(OP_COLUMN))
+        # called as a column, not by a registered name: queries started on one session at
+        # once would share the name
+        call = udf(TableFunctionCall(self.function.implementation, len(fields), atomic),
+                   T.ArrayType(struct))
+        generator = F.inline_outer if self.join_type == "LEFT" else F.inline
+        return frame.select(*(F.col(quote_identifier(n)) for n in input_row.names),
+                            generator(call(*(F.expr(a) for a in self.arguments))),
+                            F.col(quote_identifier(OP_COLUMN)))
 
     def _unnest(self, ctx, frame):
         """Each element of the ARRAY (its fields, for ROW elements) or entry of the MAP as a

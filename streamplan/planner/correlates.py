@@ -50,32 +50,40 @@ class CorrelateRules:
         check_call_arguments(definition.name, spec, list(arg_types), where)
         result = parse_data_type(spec.result_type)
         fields = list(result.fields) if isinstance(result, RowOf) else [("f0", result)]
-        alias = lateral.args.get("alias")
-        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
-        if columns and len(columns) != len(fields):
-            raise PlanningError(f"{where}: LATERAL TABLE({definition.name}(...)) AS "
-                                f"{alias.name}({', '.join(columns)}) names {len(columns)} "
-                                f"column(s); the function returns {len(fields)} "
-                                f"({spec.result_type})")
-        names = columns or [name for name, _ in fields]
         for name, data_type in fields:
             if isinstance(data_type, RowOf) or not hasattr(data_type, "nullable"):
                 raise refuse(f"table function {definition.name} returning {spec.result_type} "
                              f"(its fields must be column types)")
+        alias = lateral.args.get("alias")
+        return self._correlated(relation, alias, _alias_columns(alias),
+                                [(name, t.with_nullable(True)) for name, t in fields],
+                                f"LATERAL TABLE({definition.name}(...))",
+                                f"the function returns {len(fields)} ({spec.result_type})",
+                                definition.name, where, join_type=join_type, function=spec,
+                                arguments=arguments, invocation=definition.name)
+
+    def _correlated(self, relation: Relation, alias, columns: list[str],
+                    fields: list[tuple[str, SqlType]], call: str, gives: str, qualifier: str,
+                    where: str, invocation: str, **spec) -> Relation:
+        """The correlate node over `relation`, adding `fields` (named by the alias's column
+        list when it has one, which must name each) and the relation they are visible in."""
+        if columns and len(columns) != len(fields):
+            raise PlanningError(f"{where}: {call} AS {alias.name}({', '.join(columns)}) names "
+                                f"{len(columns)} column(s); {gives}")
+        names = columns or [name for name, _ in fields]
+        input_row = relation.node.row_type
         out_names = unique_names(list(input_row.names) + names)[len(input_row.names):]
-        out_fields = [Field(out, data_type.with_nullable(True))
-                      for out, (_, data_type) in zip(out_names, fields)]
+        out_fields = [Field(out, data_type) for out, (_, data_type) in zip(out_names, fields)]
         output = RowType(tuple(input_row.fields) + tuple(out_fields))
-        shown_args = ", ".join(arguments).replace("`", "")
-        node = self.add(StreamExecCorrelate, [relation.node], join_type=join_type, function=spec,
-                        arguments=arguments, output_type=output.text,
-                        description=(f"Correlate(invocation=[{definition.name}({shown_args})], "
+        shown_args = ", ".join(spec["arguments"]).replace("`", "")
+        node = self.add(StreamExecCorrelate, [relation.node], output_type=output.text,
+                        description=(f"Correlate(invocation=[{invocation}({shown_args})], "
                                      f"select=[{', '.join(output.names)}], "
-                                     f"joinType=[{join_type}])"))
-        qualifier = alias.name if alias is not None and alias.name else definition.name
+                                     f"joinType=[{spec['join_type']}])"), **spec)
+        qualifier = alias.name if alias is not None and alias.name else qualifier
         scope_fields = list(relation.scope_fields) + [
             ScopeField(qualifier, name, field) for name, field in zip(names, out_fields)]
-        return Relation(node, scope_fields, relation.names + (qualifier,))
+        return Relation(node, scope_fields, relation.names + ((qualifier,) if qualifier else ()))
 
     def _unnest(self, relation: Relation, join: exp.Join, join_type: str,
                 ctx: QueryContext) -> Relation:
@@ -105,33 +113,25 @@ class CorrelateRules:
         if ordinality:
             fields.append(("ORDINALITY", SqlType("INT", (), False)))
         alias = unnest.args.get("alias")
-        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        columns = _alias_columns(alias)
         if ordinality and isinstance(unnest.args.get("offset"), exp.Identifier):
             columns.append(unnest.args["offset"].name)        # sqlglot keeps it apart
-        if columns and len(columns) != len(fields):
-            raise PlanningError(f"{where}: UNNEST(...) AS {alias.name}({', '.join(columns)}) "
-                                f"names {len(columns)} column(s); UNNEST of a "
-                                f"{collection.text}{' WITH ORDINALITY' if ordinality else ''} "
-                                f"gives {len(fields)}")
-        names = columns or [name for name, _ in fields]
-        out_names = unique_names(list(input_row.names) + names)[len(input_row.names):]
         # the collection's values may be NULL (an element, a LEFT join's padding); the
         # ordinality of an INNER join never is
-        out_fields = [Field(out, data_type.with_nullable(
-                          not (ordinality and index == len(fields) - 1 and join_type == "INNER")))
-                      for index, (out, (_, data_type)) in enumerate(zip(out_names, fields))]
-        output = RowType(tuple(input_row.fields) + tuple(out_fields))
+        fields = [(name, data_type.with_nullable(
+                      not (ordinality and index == len(fields) - 1 and join_type == "INNER")))
+                  for index, (name, data_type) in enumerate(fields)]
         builtin = UNNEST_WITH_ORDINALITY if ordinality else UNNEST
-        node = self.add(StreamExecCorrelate, [relation.node], join_type=join_type,
-                        builtin=builtin, arguments=[argument], output_type=output.text,
-                        description=(f"Correlate(invocation=[{builtin}"
-                                     f"({argument.replace('`', '')})], "
-                                     f"select=[{', '.join(output.names)}], "
-                                     f"joinType=[{join_type}])"))
-        qualifier = alias.name if alias is not None and alias.name else ""
-        scope_fields = list(relation.scope_fields) + [
-            ScopeField(qualifier, name, field) for name, field in zip(names, out_fields)]
-        return Relation(node, scope_fields, relation.names + ((qualifier,) if qualifier else ()))
+        return self._correlated(relation, alias, columns, fields, "UNNEST(...)",
+                                f"UNNEST of a {collection.text}"
+                                f"{' WITH ORDINALITY' if ordinality else ''} gives {len(fields)}",
+                                "", where, join_type=join_type, builtin=builtin,
+                                arguments=[argument], invocation=builtin)
+
+
+def _alias_columns(alias) -> list[str]:
+    """The column list of `AS T(a, b)`, or [] without one."""
+    return [c.name for c in alias.columns] if alias is not None and alias.columns else []
 
 
 def _join_type(join: exp.Join, what: str, refuse) -> str:

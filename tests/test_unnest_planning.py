@@ -129,3 +129,15 @@ def test_row_fields_are_named_as_calcite_names_them(spark):
                            "WHERE h > 1")
         .build())
     run_semantic(program, spark)
+
+
+def test_a_sink_that_materializes_upserts_refuses_composite_columns(env):
+    # an updating input without the sink's key: the sink materializes (ON CONFLICT)
+    env.execute_sql("CREATE TABLE Keyed (k STRING, tags ARRAY<STRING>, PRIMARY KEY (k) NOT "
+                    "ENFORCED) WITH ('connector' = 'values', 'sink-insert-only' = 'false');"
+                    "CREATE TABLE Changes (k STRING, tags ARRAY<STRING>) WITH ("
+                    "'connector' = 'values', 'changelog-mode' = 'I,UB,UA,D')")
+    with pytest.raises(UnsupportedSqlError, match="column 'tags' of type ARRAY<STRING> in the "
+                                                  "input of stream-exec-sink's upsert "
+                                                  "materializer"):
+        env.compile_sql("INSERT INTO Keyed SELECT k, tags FROM Changes ON CONFLICT DO DEDUPLICATE")

@@ -189,6 +189,8 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         if query_row != sink_row:
             node = self._complete_sink_row(node, insert, sink_row, targets, where)
         materialize = self._upsert_materialize(sink_table, sink_row, node, insert)
+        if materialize:                    # the materializer keeps rows in a Python core
+            _refuse_composite_columns("stream-exec-sink's upsert materializer", [node])
         upsert_key = next((key for key in self.unique_keys[node.id] if key), None)
         self.add(StreamExecSink, [node],
                  table=table_spec(sink_table),

@@ -1,5 +1,5 @@
-"""Shared pytest set-up: the restore gate's plugin, and one SparkSession for the whole test
-session (JVM start ~10 s)."""
+"""Shared pytest set-up: the restore gate's plugin, one SparkSession for the whole test
+session (JVM start ~10 s), and a planning test module's table environment (`env`)."""
 from __future__ import annotations
 
 import os
@@ -14,6 +14,16 @@ def spark():
     from streamplan.runtime.session import spark_session
 
     return spark_session(shuffle_partitions=session_shuffle_partitions(os.environ))
+
+
+@pytest.fixture()
+def env(spark, request):
+    """A TableEnvironment on the session's Spark, with the test module's `DDL` run in it."""
+    from streamplan.api import TableEnvironment
+
+    environment = TableEnvironment(spark=spark)
+    environment.execute_sql(request.module.DDL)
+    return environment
 
 
 def session_shuffle_partitions(environ) -> int | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
 pytestmark = pytest.mark.spark
@@ -23,13 +22,6 @@ CREATE TABLE S4 (k BIGINT, a STRING, b STRING, c STRING)
   WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 CREATE TABLE S3 (k INT, a INT, b INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 """
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def node(plan, prefix):

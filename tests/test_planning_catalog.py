@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment
 from streamplan.changelog import RowKind
 from streamplan.errors import PlanFormatError, PlanningError, UnsupportedSqlError
 from streamplan.planner.planner import check_changelog
@@ -21,13 +20,6 @@ CREATE TABLE Upsert (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED)
 CREATE TABLE Appended (k INT, n BIGINT) WITH ('connector' = 'values');
 CREATE TABLE Joined (id INT, name STRING) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 """
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def node(plan, prefix):

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from streamplan.api import TableEnvironment
 from streamplan.changelog import RowKind
 from streamplan.errors import PlanFormatError, PlanningError, UnsupportedSqlError
 from streamplan.plan import parse_plan
@@ -23,13 +22,6 @@ CREATE TABLE Out3 (id BIGINT, v STRING, n DECIMAL(12, 2))
 CREATE TABLE Out2 (k INT, n BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 CREATE TABLE Ins2 (k INT, n BIGINT) WITH ('connector' = 'values');
 """
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def nodes(plan, prefix):

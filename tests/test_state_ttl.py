@@ -26,13 +26,6 @@ CREATE TABLE S (k STRING, n BIGINT, total BIGINT) WITH ('connector' = 'values', 
 AGG = "INSERT INTO S SELECT k, COUNT(*), SUM(v) FROM T GROUP BY k"
 
 
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
-
-
 def feed(plan, *phases):
     """Micro-batch steps of the phases' rows; a restarted run replays the earlier phases'
     steps and continues after its checkpoint's offset (as the harness does)."""

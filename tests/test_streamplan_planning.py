@@ -28,13 +28,6 @@ JOIN = ("SELECT {hint} L.k, L.v, R.w FROM L {kind} JOIN R ON L.k = R.k "
         "AND L.t BETWEEN R.t - INTERVAL '5' SECOND AND R.t + INTERVAL '10' SECOND")
 
 
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
-
-
 def compile_join(env, kind="LEFT", hint="", sink="ChangeSnk"):
     return env.compile_sql(f"INSERT INTO {sink} " + JOIN.format(hint=hint, kind=kind))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment, normalize_rows, source_scans
+from streamplan.api import normalize_rows, source_scans
 from streamplan.errors import ExecutionError
 from streamplan.changelog import END_OF_INPUT, RowKind
 from streamplan.executor import advances_event_time, phased_steps
@@ -25,13 +25,6 @@ EARLY_FIRE_JOIN = """INSERT INTO Out
 SELECT /*+ EARLY_FIRE('delay'='2s') */ o.id, o.customer, s.t
 FROM Orders o LEFT JOIN Shipments s
   ON o.id = s.id AND s.t BETWEEN o.t AND o.t + INTERVAL '10' SECOND"""
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def feeds(plan, phases, end_of_input):

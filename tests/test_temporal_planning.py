@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment
 from streamplan.errors import ChangelogModeError, PlanningError, UnsupportedSqlError
 
 pytestmark = pytest.mark.spark
@@ -22,13 +21,6 @@ CREATE TABLE Dim (k STRING, rate INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('conne
   'async' = 'true');
 CREATE TABLE NoLookup (k STRING, rate INT) WITH ('connector' = 'values', 'disable-lookup' = 'true');
 """
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def node(plan, prefix):

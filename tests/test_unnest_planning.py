@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
 pytestmark = pytest.mark.spark
@@ -19,13 +18,6 @@ CREATE TABLE Out1 (id INT, a STRING) WITH ('connector' = 'values');
 CREATE TABLE Agg (tags ARRAY<STRING>, c BIGINT) WITH ('connector' = 'values',
                                                       'sink-insert-only' = 'false');
 """
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def correlate(plan):

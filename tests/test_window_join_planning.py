@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamplan.api import TableEnvironment
 
 pytestmark = pytest.mark.spark
 
@@ -20,13 +19,6 @@ CREATE TABLE S (k STRING, v INT, w INT)
 """
 TUMBLE = "TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
 HOP = "TABLE(HOP(TABLE {t}, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))"
-
-
-@pytest.fixture()
-def env(spark):
-    environment = TableEnvironment(spark=spark)
-    environment.execute_sql(DDL)
-    return environment
 
 
 def joins(env, left, right, condition):

@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from typing import Iterator, Optional
 
 from ..errors import PlanningError
+from ..runtime.jvm import jvm_class
 from ..types import RowType, SqlType, from_spark
 
 # PySpark logs every analysis error it raises, stack trace and all, before we turn it into a
@@ -41,7 +42,7 @@ class SparkTypeResolver:
         schema = input_type.to_spark(declared_nullability=True).json()
         if schema not in self._frames:
             session = self.spark._jsparkSession
-            rows = self.spark._jvm.java.util.ArrayList()
+            rows = jvm_class(self.spark._jvm, "java.util.ArrayList")()
             self._frames[schema] = DataFrame(
                 session.createDataFrame(rows, session.parseDataType(schema)), self.spark)
         return self._frames[schema]

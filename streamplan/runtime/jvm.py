@@ -74,8 +74,7 @@ def _run(command: list[str], what: str) -> None:
 
 
 def jvm_class(jvm, name: str):
-    """The JVM class `name` (dotted) through a py4j view, e.g. `spark._jvm`."""
-    target = jvm
-    for part in name.split("."):
-        target = getattr(target, part)
-    return target
+    """The JVM class `name` (dotted) through a py4j view, e.g. `spark._jvm`: one lookup of the
+    whole name. Walking it (`jvm.java.util.ArrayList`) asks the JVM to load each prefix as a
+    class first ("java", "java.util"), and each miss searches every jar on the class path."""
+    return getattr(jvm, name)

@@ -40,7 +40,7 @@ def start_at(writer, clock):
     if batch_writer is None:
         raise ExecutionError("a query on a manual clock needs a foreachBatch sink")
     manager = dataset.sparkSession().sessionState().streamingQueryManager()
-    none = jvm.scala.Option.apply(None)
+    none = jvm_class(jvm, "scala.Option").apply(None)
     leading = {"queryName": lambda: options.get("queryname"),
                "checkpointLocation": lambda: options.get("checkpointlocation"),
                "sinkName": lambda: _field(jwriter, "sinkName")}

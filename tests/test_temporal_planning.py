@@ -20,6 +20,8 @@ CREATE TABLE Out (id INT, rate INT) WITH ('connector' = 'values', 'sink-insert-o
 CREATE TABLE Dim (k STRING, rate INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'values',
   'async' = 'true');
 CREATE TABLE NoLookup (k STRING, rate INT) WITH ('connector' = 'values', 'disable-lookup' = 'true');
+CREATE TABLE Nested (id INT, r ROW<k STRING>, m MAP<STRING, STRING>, ot TIMESTAMP(3),
+  WATERMARK FOR ot AS ot) WITH ('connector' = 'values');
 """
 
 
@@ -39,6 +41,23 @@ def test_a_left_key_expression_is_computed_in_front_of_the_join(env):
     # the upsert source's changelog normalize stays (the watermark assigner over it asks for
     # -U rows); the join skips them (core test)
     assert node(plan, "stream-exec-changelog-normalize").generate_update_before
+
+
+@pytest.mark.parametrize("key", ["n.r.k", "UPPER(n.m['k'])"])
+def test_a_key_from_a_composite_column_leaves_the_unused_composite_columns_out(env, key):
+    plan = env.compile_sql(f"INSERT INTO Out SELECT id, r.rate FROM Nested AS n JOIN Rates FOR "
+                           f"SYSTEM_TIME AS OF n.ot AS r ON {key} = r.k")
+    join = node(plan, "stream-exec-temporal-join_1")
+    (left, _) = plan.inputs_of(join)
+    assert list(left.row_type.names) == ["id", "ot", "$f2"]
+    assert join.join_spec.left_keys == [2] and join.left_time_attribute_index == 1
+
+
+@pytest.mark.parametrize("select", ["n.r.k, r.rate", "*"])
+def test_a_composite_column_the_query_uses_still_reaches_the_join_and_is_refused(env, select):
+    with pytest.raises(UnsupportedSqlError, match="in the input of stream-exec-temporal-join"):
+        env.compile_sql(f"INSERT INTO Out SELECT {select} FROM Nested AS n JOIN Rates FOR "
+                        f"SYSTEM_TIME AS OF n.ot AS r ON n.m['k'] = r.k")
 
 
 def test_where_conjuncts_join_an_inner_temporal_join(env):

@@ -42,7 +42,7 @@ class LookupJoinRules:
 
     def _lookup_join(self, left: Relation, join: exp.Join, table: CreateTable,
                      join_type: JoinType, ctx: QueryContext,
-                     pushed: list[exp.Expression]) -> Relation:
+                     pushed: list[exp.Expression], select: exp.Select) -> Relation:
         where, position = ctx.where, ctx.position
         item: exp.Table = join.this
         if any(column.computed is not None for column in table.columns):
@@ -56,7 +56,7 @@ class LookupJoinRules:
         # the right side is no node of the plan: the key split needs its row and columns only
         right = Relation(SimpleNamespace(row_type=right_row), right_scope, (qualifier,))
         left, left_keys, right_keys, remaining = self._temporal_keys(
-            left, right, join, pushed, ctx)
+            left, right, join, pushed, ctx, select)
         if not left_keys:
             raise PlanningError(f"{where}: Temporal table join requires an equality condition on "
                                 f"fields of table [{table.name}].")

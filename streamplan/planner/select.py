@@ -182,7 +182,7 @@ class SelectRules:
                     c, relation, join.this)]
                 conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
                 before = len(relation.scope_fields)
-                relation = self._temporal_join(relation, join, ctx, pushed)
+                relation = self._temporal_join(relation, join, ctx, pushed, select)
                 expansion.joined(relation.scope_fields[before:])
                 continue
             if isinstance(join.this, (exp.Lateral, exp.Unnest)):   # LATERAL TABLE(f(x)),

@@ -34,7 +34,7 @@ class TemporalJoinRules:
     """Event-time temporal table joins; a mixin of PlanBuilder (builder.py)."""
 
     def _temporal_join(self, left: Relation, join: exp.Join, ctx: QueryContext,
-                       pushed: list[exp.Expression]) -> Relation:
+                       pushed: list[exp.Expression], select: exp.Select) -> Relation:
         where, position = ctx.where, ctx.position
         item: exp.Table = join.this
         version = item.args["version"]
@@ -55,7 +55,7 @@ class TemporalJoinRules:
         left_time = Scope(left.scope_fields, where).resolve(period)
         if left_time.proctime:
             if is_lookup_table(table):       # Flink's StreamPhysicalLookupJoinRule
-                return self._lookup_join(left, join, table, join_type, ctx, pushed)
+                return self._lookup_join(left, join, table, join_type, ctx, pushed, select)
             # StreamExecTemporalJoin.createJoinOperator, for a source that is no lookup source
             raise PlanningError(f"{where}: Processing-time temporal join is not supported yet.")
         plain = item.copy()
@@ -63,7 +63,7 @@ class TemporalJoinRules:
         right = self._relation(plain, ctx)
         right_row = right.node.row_type
         left, left_keys, right_keys, remaining = self._temporal_keys(
-            left, right, join, pushed, ctx)
+            left, right, join, pushed, ctx, select)
         if not table.primary_key or any(right_row.index(name) not in right_keys
                                          for name in table.primary_key):
             # Flink's TemporalJoinRewriteWithUniqueKeyRule: the versioned table's primary key,
@@ -108,7 +108,7 @@ class TemporalJoinRules:
         return Relation(node, out_scope, left.names + right.names)
 
     def _temporal_keys(self, left: Relation, right: Relation, join: exp.Join,
-                       pushed: list[exp.Expression], ctx: QueryContext):
+                       pushed: list[exp.Expression], ctx: QueryContext, select: exp.Select):
         """The equalities of the condition between a left expression and a right column
         (the join keys; a left expression that is no plain column is computed by a calc in
         front of the join), and the rest of the condition."""
@@ -132,7 +132,8 @@ class TemporalJoinRules:
             return sides.pop() if len(sides) == 1 else None
 
         pairs, remaining = [], []
-        for conjunct in (_conjuncts(exp.and_(*parts)) if parts else []):
+        # the conjuncts themselves, not copies: _referenced_outside finds the keys in `select`
+        for conjunct in [c for part in parts for c in _conjuncts(part)]:
             if isinstance(conjunct, exp.EQ):
                 a, b = conjunct.this, conjunct.expression
                 sides = side(a), side(b)
@@ -142,36 +143,57 @@ class TemporalJoinRules:
                     pairs.append((a, b))
                     continue
             remaining.append(conjunct)
-        left_row = left.node.row_type
         computed = [a for a, _ in pairs if not isinstance(a, exp.Column)]
+        names = {id(a): left_scope.resolve(a).name for a, _ in pairs if isinstance(a, exp.Column)}
         if computed:
-            left = self._with_computed_keys(left, computed, ctx)
-        left_keys, extra = [], 0
-        for a, _ in pairs:
-            if isinstance(a, exp.Column):
-                left_keys.append(left_row.index(left_scope.resolve(a).name))
-            else:
-                left_keys.append(len(left_row.fields) + extra)
-                extra += 1
+            left, computed_names = self._with_computed_keys(
+                left, computed, ctx, _referenced_outside(select, computed))
+            names.update(zip((id(a) for a in computed), computed_names))
+        left_keys = [left.node.row_type.index(names[id(a)]) for a, _ in pairs]
         right_keys = [right.node.row_type.index(right_scope.resolve(b).name) for _, b in pairs]
         return left, left_keys, right_keys, remaining
 
     def _with_computed_keys(self, left: Relation, computed: list[exp.Expression],
-                            ctx: QueryContext) -> Relation:
-        """The left relation with each key expression appended as a column `$f<i>`."""
+                            ctx: QueryContext, referenced: Optional[set[str]]
+                            ) -> tuple[Relation, list[str]]:
+        """The left relation with each key expression appended as a column `$f<i>` (and those
+        columns' names). A composite column (ARRAY, MAP, ROW) the query names nowhere but in
+        the keys (`referenced`; None: a `*` names every column) is left out, as Flink prunes
+        every unused column below a join: the temporal join keeps rows in a Python core,
+        which holds no composite values. Other columns stay, so plans without composite
+        columns are as they were."""
         where = ctx.where
         scope = Scope(left.scope_fields, where)
         row = left.node.row_type
-        projection = [f"`{name}`" for name in row.names]
-        names = list(row.names)
+        kept = [index for index, field in enumerate(row.fields)
+                if referenced is None or not field.type.is_composite or field.name.lower() in referenced]
+        projection = [f"`{row.fields[index].name}`" for index in kept]
+        names = [row.fields[index].name for index in kept]
         for expression in computed:
             projection.append(self._sql(scope.rewrite(expression), row, where))
             names.append(f"$f{len(names)}")
         node = self._calc(left.node, projection, names, None, where,
                           rowtime=next((f.name for f in row.fields if f.rowtime), None))
         fields = node.row_type.fields
-        scope_fields = [ScopeField(sf.qualifier, sf.name, fields[i])
-                        for i, sf in enumerate(left.scope_fields)]
+        scope_fields = [ScopeField(left.scope_fields[index].qualifier,
+                                   left.scope_fields[index].name, fields[position])
+                        for position, index in enumerate(kept)]
         scope_fields += [ScopeField("", names[i], fields[i])
-                         for i in range(len(left.scope_fields), len(fields))]
-        return Relation(node, scope_fields, left.names)
+                         for i in range(len(kept), len(fields))]
+        return Relation(node, scope_fields, left.names), names[len(kept):]
+
+
+def _referenced_outside(select: exp.Select, skipped: list[exp.Expression]) -> Optional[set[str]]:
+    """The names (lower case: any case matches) of the columns `select` refers to outside
+    the `skipped` expressions, or None when it holds a `*` (which refers to every column)."""
+    skipped_ids = {id(expression) for expression in skipped}
+    names: set[str] = set()
+    for node in select.walk(prune=lambda n: id(n) in skipped_ids):
+        if id(node) in skipped_ids:
+            continue
+        if isinstance(node, exp.Star) or (isinstance(node, exp.Column)
+                                          and isinstance(node.this, exp.Star)):
+            return None
+        if isinstance(node, exp.Column):
+            names.add(node.name.lower())
+    return names

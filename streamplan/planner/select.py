@@ -209,7 +209,9 @@ class SelectRules:
                 if pushed and (join.kind or "").upper() == "CROSS":
                     join = join.copy()         # a cross (or comma) join filtered in WHERE
                     join.set("kind", None)     # is an inner join, as in Flink
-            relation = self._join(relation, right, join, ctx, top_level, pushed)
+            relation = self._join(self._without_unused_composites(relation, select, ctx),
+                                  self._without_unused_composites(right, select, ctx),
+                                  join, ctx, top_level, pushed)
         # [NOT] IN / EXISTS subqueries: semi and anti joins of what FROM joined (subqueries.py)
         relation, _ = self._subquery_joins(relation, subqueries, ctx, top_level)
         return relation, (exp.and_(*conjuncts) if conjuncts else None)

@@ -153,11 +153,29 @@ class TemporalJoinRules:
         right_keys = [right.node.row_type.index(right_scope.resolve(b).name) for _, b in pairs]
         return left, left_keys, right_keys, remaining
 
+    def _without_unused_composites(self, relation: Relation, select: exp.Select,
+                                   ctx: QueryContext) -> Relation:
+        """`relation` without the composite columns (ARRAY, MAP, ROW) `select` names nowhere,
+        for a join's input (a stateful node's Python core holds no composite values), as
+        Flink prunes unused columns below a join; itself when there are none to leave out,
+        so plans without composite columns are as they were. Time attributes stay such."""
+        row = relation.node.row_type
+        if (relation.window is not None or not any(f.type.is_composite for f in row.fields)
+                or sum(f.rowtime for f in row.fields) > 1 or sum(f.proctime for f in row.fields) > 1):
+            return relation            # (a calc keeps one time attribute of each kind)
+        referenced = _referenced_outside(select, [])
+        if referenced is None or all(f.name.lower() in referenced
+                                     for f in row.fields if f.type.is_composite):
+            return relation
+        proctime = next((f.name for f in row.fields if f.proctime), None)
+        return self._with_computed_keys(relation, [], ctx, referenced, proctime)[0]
+
     def _with_computed_keys(self, left: Relation, computed: list[exp.Expression],
-                            ctx: QueryContext, referenced: Optional[set[str]]
-                            ) -> tuple[Relation, list[str]]:
+                            ctx: QueryContext, referenced: Optional[set[str]],
+                            proctime: Optional[str] = None) -> tuple[Relation, list[str]]:
         """The left relation with each key expression appended as a column `$f<i>` (and those
-        columns' names). A composite column (ARRAY, MAP, ROW) the query names nowhere but in
+        columns' names; `proctime`: the column that stays the processing-time attribute). A
+        composite column (ARRAY, MAP, ROW) the query names nowhere but in
         the keys (`referenced`; None: a `*` names every column) is left out, as Flink prunes
         every unused column below a join: the temporal join keeps rows in a Python core,
         which holds no composite values. Other columns stay, so plans without composite
@@ -173,7 +191,8 @@ class TemporalJoinRules:
             projection.append(self._sql(scope.rewrite(expression), row, where))
             names.append(f"$f{len(names)}")
         node = self._calc(left.node, projection, names, None, where,
-                          rowtime=next((f.name for f in row.fields if f.rowtime), None))
+                          rowtime=next((f.name for f in row.fields if f.rowtime), None),
+                          proctime=proctime)
         fields = node.row_type.fields
         scope_fields = [ScopeField(left.scope_fields[index].qualifier,
                                    left.scope_fields[index].name, fields[position])

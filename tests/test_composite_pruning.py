@@ -1,4 +1,4 @@
-"""A join's input leaves out the composite columns (ARRAY, MAP, ROW) the query names nowhere,
+"""A join's (and an over aggregate's) input leaves out the composite columns (ARRAY, MAP, ROW) the query names nowhere,
 as Flink prunes unused columns below a join; a composite column the query uses still reaches
 the join and is refused by name (a stateful node's Python core holds no composite values).
 Temporal and lookup joins: tests/test_temporal_planning.py."""
@@ -45,6 +45,14 @@ def test_a_join_without_composite_columns_gets_no_extra_calc(env):
     plan = env.compile_sql("INSERT INTO S SELECT P.k, P.v, Q.v FROM P JOIN P AS Q ON P.k = Q.k")
     _, join = join_inputs(plan, "stream-exec-join")
     assert [node.type for node in plan.inputs_of(join)] == ["stream-exec-table-source-scan_1"] * 2
+
+
+def test_an_over_aggregate_leaves_unused_composite_columns_out(env):
+    plan = env.compile_sql("INSERT INTO S SELECT k, v, CAST(SUM(v) OVER (PARTITION BY k ORDER BY ts "
+                           "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS INT) FROM T")
+    (over,) = [n for n in plan.nodes if n.type.startswith("stream-exec-over-aggregate")]
+    (calc,) = plan.inputs_of(over)
+    assert list(calc.row_type.names) == ["k", "v", "ts", "pt"] and calc.row_type.fields[2].rowtime
 
 
 @pytest.mark.parametrize("select", ["T.k, CARDINALITY(T.arr), U.w", "*"])

@@ -69,7 +69,8 @@ class SelectRules:
                                                       expansion)
                 select = expansion.expand(select)      # USING / NATURAL: using_joins.py
             if over_windows(select):
-                return self._plan_over(select, relation, condition, ctx, sink_row, top_level)
+                return self._plan_over(select, self._without_unused_composites(relation, select, ctx),
+                                       condition, ctx, sink_row, top_level)
             if select.args.get("group") or select.args.get("having") or _has_aggregates(select, self.functions):
                 return self._plan_aggregate(select, relation, condition, ctx, sink_row, top_level)
             if relation.window is not None:    # no aggregate consumes the window

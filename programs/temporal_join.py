@@ -79,36 +79,33 @@ ORDERS_WITH_NESTED_ID = (
 # The key is an expression over a ROW field or a MAP value: a calc in front of the join
 # computes it, and leaves the composite columns out (planner/temporal_joins.py), as Flink's
 # plan does.
-TEMPORAL_JOIN_TABLE_JOIN_NESTED_KEY = (
-    TableTestProgram.of("temporal-join-table-join-nested-key",
-                        "validates temporal join with a table when the join keys comes from a "
-                        "nested row")
-    .ported_from(f"{FLINK_FILE}#TEMPORAL_JOIN_TABLE_JOIN_NESTED_KEY", FLINK_COMMIT)
-    .setup_table_source(ORDERS_WITH_NESTED_ID)
-    .setup_table_source(RATES)
-    .setup_table_sink(amounts())
-    .run_sql("INSERT INTO MySink "
-             "SELECT amount * r.rate "
-             "FROM OrdersNestedId AS o "
-             "JOIN RatesHistory FOR SYSTEM_TIME AS OF o.rowtime AS r "
-             "ON (case when o.nested_row.currency = 'usd' then upper(o.nested_row.currency) "
-             "ELSE o.nested_row.currency END) = r.currency ")
-    .build())
+def nested_id_program(program_id: str, description: str, constant: str,
+                      condition: str) -> TableTestProgram:
+    return (TableTestProgram.of(program_id, description)
+            .ported_from(f"{FLINK_FILE}#{constant}", FLINK_COMMIT)
+            .setup_table_source(ORDERS_WITH_NESTED_ID)
+            .setup_table_source(RATES)
+            .setup_table_sink(amounts())
+            .run_sql("INSERT INTO MySink "
+                     "SELECT amount * r.rate "
+                     "FROM OrdersNestedId AS o "
+                     "JOIN RatesHistory FOR SYSTEM_TIME AS OF o.rowtime AS r "
+                     f"ON {condition}")
+            .build())
 
-TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP = (
-    TableTestProgram.of("temporal-join-table-join-key-from-map",
-                        "validates temporal join with a table when the join key comes from a map "
-                        "value")
-    .ported_from(f"{FLINK_FILE}#TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP", FLINK_COMMIT)
-    .setup_table_source(ORDERS_WITH_NESTED_ID)
-    .setup_table_source(RATES)
-    .setup_table_sink(amounts())
-    .run_sql("INSERT INTO MySink "
-             "SELECT amount * r.rate "
-             "FROM OrdersNestedId AS o "
-             "JOIN RatesHistory FOR SYSTEM_TIME AS OF o.rowtime AS r "
-             "ON o.nested_map['currency'] = r.currency ")
-    .build())
+
+TEMPORAL_JOIN_TABLE_JOIN_NESTED_KEY = nested_id_program(
+    "temporal-join-table-join-nested-key",
+    "validates temporal join with a table when the join keys comes from a nested row",
+    "TEMPORAL_JOIN_TABLE_JOIN_NESTED_KEY",
+    "(case when o.nested_row.currency = 'usd' then upper(o.nested_row.currency) ELSE "
+    "o.nested_row.currency END) = r.currency ")
+
+TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP = nested_id_program(
+    "temporal-join-table-join-key-from-map",
+    "validates temporal join with a table when the join key comes from a map value",
+    "TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP",
+    "o.nested_map['currency'] = r.currency ")
 
 # Not ported (docs/flink-programs.md, "Read but not ported"): TEMPORAL_JOIN_TEMPORAL_FUNCTION
 # registers a temporal table function (setupTemporarySystemTemporalTableFunction), which the

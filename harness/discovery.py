@@ -15,8 +15,8 @@ from .program import TableTestProgram
 NODE_PREFIX = "stream-exec-"
 
 # Step kinds the semantic, generate and restore runners know how to run.
-RUNNABLE_STEP_KINDS = frozenset({"config", "function", "source", "sink", "sql", "statement-set",
-                                 "failing-sql"})
+RUNNABLE_STEP_KINDS = frozenset({"config", "function", "temporal-table-function", "source",
+                                 "sink", "sql", "statement-set", "failing-sql"})
 
 
 def short_name(node_name: str) -> str:

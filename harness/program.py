@@ -50,6 +50,7 @@ from streamplan.testing import brief_repr, parse_script, to_json
 from .batches import PHASE, ROW, SHAPES
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, FailingSqlTestStep, FunctionTestStep, SinkTestStep, SourceTestStep,
+                    TemporalTableFunctionTestStep,
                     SqlTestStep,
                     StatementSetTestStep, TableTestStep, TestStep, parse_run_sql, render_ddl,
                     require_text, require_unicode, shown)
@@ -112,6 +113,10 @@ class TableTestProgram:
     @property
     def function_steps(self) -> list[FunctionTestStep]:
         return [step for step in self.steps if isinstance(step, FunctionTestStep)]
+
+    @property
+    def temporal_function_steps(self) -> list[TemporalTableFunctionTestStep]:
+        return [step for step in self.steps if isinstance(step, TemporalTableFunctionTestStep)]
 
     @property
     def sources(self) -> dict[str, SourceTestStep]:
@@ -245,6 +250,18 @@ class TableTestProgramBuilder:
         default_catalog.default_database; plans record it by that path, as a catalog
         function's."""
         return self._function(name, implementation, temporary_system=False)
+
+    def setup_temporary_system_temporal_table_function(
+            self, name: str, table: str, time_attribute: str,
+            primary_key: Union[str, tuple[str, ...], list[str]]) -> "TableTestProgramBuilder":
+        """Flink's setupTemporarySystemTemporalTableFunction(name, table, $(time_attribute),
+        $(primary_key...)): `LATERAL TABLE (name(o.t))` joins `table`'s versions as of `o.t`
+        (registered after the program's tables)."""
+        try:
+            step = TemporalTableFunctionTestStep.of(name, table, time_attribute, primary_key)
+        except ProgramError as err:
+            raise ProgramError(f"program {self._id}: {err}") from None
+        return self.add_step(step)
 
     def _function(self, name: str, implementation: Any, temporary_system: bool):
         try:

@@ -56,6 +56,9 @@ def program_environment(program: TableTestProgram, spark=None,
                         else env.create_function)
             register(function.name, function.implementation)
         env.execute_sql(program.setup_script(), source=f"program {program.id}")
+        for step in program.temporal_function_steps:          # over the tables just created
+            env.create_temporary_system_temporal_table_function(
+                step.name, step.table, step.time_attribute, step.primary_key)
     except StreamPlanError as err:
         raise ProgramError(f"program {program.id}: {err}") from None
     return env

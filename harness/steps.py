@@ -349,6 +349,33 @@ class FunctionTestStep(TestStep):
 
 
 @dataclass(frozen=True)
+class TemporalTableFunctionTestStep(TestStep):
+    """A temporal table function registered after the tables (Flink's
+    setupTemporarySystemTemporalTableFunction): `LATERAL TABLE (name(o.t))` joins the versions of
+    `table` as of `o.t` by `primary_key`."""
+
+    kind: ClassVar[str] = "temporal-table-function"
+    name: str
+    table: str
+    time_attribute: str
+    primary_key: tuple[str, ...]
+
+    @staticmethod
+    def of(name: str, table: str, time_attribute: str,
+           primary_key: Union[str, tuple[str, ...], list[str]]) -> "TemporalTableFunctionTestStep":
+        where = f"temporal table function step '{name}'"
+        for value, what in ((name, "a name"), (table, "a table name"),
+                            (time_attribute, "a time attribute column")):
+            require_text(value, where, f"{what} is a non-blank str")
+        keys = (primary_key,) if isinstance(primary_key, str) else tuple(primary_key)
+        if not keys:
+            raise ProgramError(f"{where}: a primary key of at least one column is needed")
+        for key in keys:
+            require_text(key, where, "a primary key column is a non-blank str")
+        return TemporalTableFunctionTestStep(name, table, time_attribute, keys)
+
+
+@dataclass(frozen=True)
 class SqlTestStep(TestStep):
     """The one INSERT INTO ... SELECT the program runs."""
 

@@ -107,9 +107,20 @@ TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP = nested_id_program(
     "TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP",
     "o.nested_map['currency'] = r.currency ")
 
-# Not ported (docs/flink-programs.md, "Read but not ported"): TEMPORAL_JOIN_TEMPORAL_FUNCTION
-# registers a temporal table function (setupTemporarySystemTemporalTableFunction), which the
-# builder has no step for.
+TEMPORAL_JOIN_TEMPORAL_FUNCTION = (
+    TableTestProgram.of("temporal-join-temporal-function",
+                        "validates temporal join with a temporal function")
+    .ported_from(f"{FLINK_FILE}#TEMPORAL_JOIN_TEMPORAL_FUNCTION", FLINK_COMMIT)
+    .setup_table_source(ORDERS)
+    .setup_table_source(RATES)
+    .setup_temporary_system_temporal_table_function("Rates", "RatesHistory", "rowtime", "currency")
+    .setup_table_sink(amounts())
+    .run_sql("INSERT INTO MySink "
+             "SELECT amount * r.rate "
+             "FROM Orders AS o,  "
+             "LATERAL TABLE (Rates(o.rowtime)) AS r "
+             "WHERE o.currency = r.currency ")
+    .build())
 
 # --- our own ---------------------------------------------------------------------------------
 
@@ -216,7 +227,8 @@ TEMPORAL_JOIN_STATE_TTL_EXPIRES = (
     .build())
 
 PROGRAMS = [TEMPORAL_JOIN_TABLE_JOIN, TEMPORAL_JOIN_TABLE_JOIN_NESTED_KEY,
-            TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP, TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE,
+            TEMPORAL_JOIN_TABLE_JOIN_KEY_FROM_MAP, TEMPORAL_JOIN_TEMPORAL_FUNCTION,
+            TEMPORAL_JOIN_VERSIONS_ACROSS_RESTORE,
             TEMPORAL_JOIN_STATE_TTL_EXPIRES]
 
 NOT_PASSING: dict[str, str] = {}

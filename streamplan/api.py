@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional, Sequence, Union
 
 from .functions import FunctionDefinition, define_function
 from .changelog import FeedRow, RowKind, short_mode_names
@@ -19,6 +19,7 @@ from .options import Configuration
 from .json_input import parse_json
 from .plan import CompiledPlan, load_plan
 from .planner.planner import PlanBuilder, check_changelog
+from .planner.temporal_functions import TemporalTableFunction, define_temporal_table_function
 from .planner.type_resolver import SparkTypeResolver
 from .planner.views import check_view_reads
 from .executor import PlanExecutor, RunResult, advances_event_time, phased_steps
@@ -46,6 +47,7 @@ class TableEnvironment:
     catalog: dict[str, CreateTable] = field(default_factory=dict)
     views: dict[str, CreateView] = field(default_factory=dict)
     functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
+    temporal_functions: dict[str, TemporalTableFunction] = field(default_factory=dict)  # by SQL name
     checkpoint_dir: Optional[Path] = None     # where INSERT / EXECUTE PLAN keep state
     output_dir: Optional[Path] = None         # where sinks record their changelog
     base_dir: Path = field(default_factory=Path.cwd)   # resolves relative plan and data paths
@@ -77,6 +79,21 @@ class TableEnvironment:
         """Flink's createFunction: a catalog function in default_catalog.default_database;
         plans record it by that path."""
         return self._register_function(name, implementation, temporary_system=False)
+
+    def create_temporary_system_temporal_table_function(
+            self, name: str, table: str, time_attribute: str, primary_key: Sequence[str]
+    ) -> TemporalTableFunction:
+        """Flink's createTemporarySystemFunction(name, tableEnv.from(table)
+        .createTemporalTableFunction($(time_attribute), $(primary_key...))): `LATERAL TABLE
+        (name(o.t)) AS r` joins `table`'s versions as of `o.t` by `primary_key` (an event-time
+        temporal join; planner/temporal_functions.py)."""
+        key = tuple(primary_key) if not isinstance(primary_key, str) else (primary_key,)
+        if name.lower() in self.functions or name.lower() in self.temporal_functions:
+            raise PlanningError(f"function '{name}' is already registered")
+        function = define_temporal_table_function(name, self.catalog.get(table), table,
+                                                  time_attribute, key)
+        self.temporal_functions[name.lower()] = function
+        return function
 
     def _register_function(self, name, implementation, temporary_system: bool) -> FunctionDefinition:
         definition = define_function(name, implementation, temporary_system)
@@ -203,6 +220,7 @@ class TableEnvironment:
         inserts = list(statement.inserts) if isinstance(statement, StatementSet) else [statement]
         builder = PlanBuilder(self.catalog, self.config, SparkTypeResolver(self.session()),
                               functions=dict(self.functions),
+                              temporal_functions=dict(self.temporal_functions),
                               views={name: view.query for name, view in self.views.items()})
         try:
             with function_names_held():    # Spark's analyzer types calls of our functions

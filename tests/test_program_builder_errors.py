@@ -76,6 +76,19 @@ def test_setup_config_with_wrong_types(key, value, message):
         TableTestProgram.of("calc-x", "x").setup_config(key, value)
 
 
+@pytest.mark.parametrize("args, message", [
+    ((None, "T", "t", "k"), r"'None': a name is a non-blank str, got None"),
+    (("F", 5, "t", "k"), r"'F': a table name is a non-blank str, got 5 \(int\)"),
+    (("F", "T", "", "k"), r"'F': a time attribute column is a non-blank str, got ''"),
+    (("F", "T", "t", ()), r"'F': a primary key of at least one column is needed"),
+    (("F", "T", "t", ("k", None)), r"'F': a primary key column is a non-blank str, got None"),
+])
+def test_setup_temporal_table_function_with_wrong_types(args, message):
+    with rejected(r"program temporal-join-x: temporal table function step " + message):
+        TableTestProgram.of("temporal-join-x", "x").setup_temporary_system_temporal_table_function(
+            *args)
+
+
 def test_setup_config_takes_a_number_as_its_text():
     builder = TableTestProgram.of("calc-x", "x").setup_config("table.exec.state.ttl", 5000)
     assert builder._steps[0].value == "5000 ms"

@@ -162,3 +162,53 @@ def test_a_changed_lookup_hint_option_is_plan_drift_against_the_fixture(spark):
     _, changed = compile_program(changed_program, spark)
     assert json_changes(held, json.loads(changed.to_json_text())) == [
         "nodes[2].asyncOptions.capacity: 2000 → 100"]
+
+
+# --- temporal table functions: LATERAL TABLE (Rates(o.t)) ---------------------------------------
+
+HISTORY = ("CREATE TABLE History (k STRING, rate INT, rt TIMESTAMP(3), v STRING, WATERMARK FOR rt AS "
+           "rt) WITH ('connector' = 'values')")
+
+
+def test_a_temporal_table_function_join_is_the_temporal_join_keyed_by_the_function(env):
+    env.execute_sql(HISTORY)
+    env.create_temporary_system_temporal_table_function("Hist", "History", "rt", "k")
+    plan = env.compile_sql("INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o, LATERAL TABLE "
+                           "(Hist(o.ot)) AS r WHERE o.k = r.k")
+    join = node(plan, "stream-exec-temporal-join_1")
+    assert join.is_temporal_function_join            # History has no primary key: the function's
+    assert join.join_spec.left_keys == [1] and join.join_spec.right_keys == [0]
+    assert join.left_time_attribute_index == 2 and join.right_time_attribute_index == 2
+    assert plan.to_json_text().count('"isTemporalFunctionJoin": true') == 1
+
+
+@pytest.mark.parametrize("table, time, key, message", [
+    ("Nope", "rt", "k", "there is no table 'Nope'"),
+    ("History", "when", "k", "'when' is no column of 'History'"),
+    ("History", "rt", ("k", "x"), "primary key column(s) x are no columns of 'History'"),
+])
+def test_a_temporal_table_function_over_what_the_table_lacks_is_refused(env, table, time, key,
+                                                                       message):
+    env.execute_sql(HISTORY)
+    with pytest.raises(PlanningError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        env.create_temporary_system_temporal_table_function("Hist", table, time, key)
+
+
+@pytest.mark.parametrize("time, sql, message", [
+    ("v", "LATERAL TABLE (Hist(o.ot)) AS r WHERE o.k = r.k", "its time attribute 'v' is not the "
+                                                             "rowtime attribute of 'History'"),
+    ("rt", "LATERAL TABLE (Hist(o.ot)) AS r WHERE o.id = r.rate", "requires primary key"),
+    ("rt", "LATERAL TABLE (Hist(o.ot, o.id)) AS r WHERE o.k = r.k", "takes one argument"),
+])
+def test_a_temporal_table_function_join_the_function_cannot_key_is_refused(env, time, sql, message):
+    env.execute_sql(HISTORY)
+    env.create_temporary_system_temporal_table_function("Hist", "History", time, "k")
+    with pytest.raises(PlanningError, match=message):
+        env.compile_sql(f"INSERT INTO Out SELECT o.id, r.rate FROM Orders AS o, {sql}")
+
+
+def test_a_temporal_table_function_name_is_registered_once(env):
+    env.execute_sql(HISTORY)
+    env.create_temporary_system_temporal_table_function("Hist", "History", "rt", "k")
+    with pytest.raises(PlanningError, match="function 'HIST' is already registered"):
+        env.create_temporary_system_temporal_table_function("HIST", "History", "rt", "k")

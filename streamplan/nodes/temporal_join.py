@@ -36,6 +36,8 @@ class StreamExecTemporalJoin(ExecNode):
                  "index, the event-time timer and, with `table.exec.state.ttl`, the cleanup time")
     arity = 2
     join_spec: JoinSpec
+    # LATERAL TABLE (Rates(o.t)) of a temporal table function: runs as the versioned table's
+    # join does (plans with it were refused before it was planned; none changed)
     is_temporal_function_join: bool = False
     left_time_attribute_index: int
     right_time_attribute_index: int
@@ -52,9 +54,6 @@ class StreamExecTemporalJoin(ExecNode):
             raise ValueError("rightTimeAttributeIndex -1 is a processing-time temporal join, "
                              "which Flink does not run against a versioned table "
                              "(\"Processing-time temporal join is not supported yet.\")")
-        if self.is_temporal_function_join:
-            raise ValueError("isTemporalFunctionJoin: a temporal table function join "
-                             "(LATERAL TABLE (Rates(o.rowtime))) is not supported")
         return self
 
     def input_field_indexes(self):

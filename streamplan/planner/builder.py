@@ -51,6 +51,7 @@ from .scope import spark_sql
 from .select import SelectRules
 from .sources import SourceRules, table_row_type, table_spec
 from .subqueries import SubqueryRules
+from .temporal_functions import TemporalTableFunction
 from .temporal_joins import TemporalJoinRules
 from .temporal_sorts import TemporalSortRules
 from .type_resolver import SparkTypeResolver
@@ -71,6 +72,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
     types: SparkTypeResolver
     functions: dict[str, FunctionDefinition] = field(default_factory=dict)   # by SQL name
     views: dict[str, exp.Expression] = field(default_factory=dict)   # CREATE VIEW: name -> query
+    temporal_functions: dict[str, TemporalTableFunction] = field(default_factory=dict)  # by SQL name
     nodes: list[ExecNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     modes: dict[int, frozenset[RowKind]] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
 from .scope import Scope, ScopeField, plain_column
 from .overs import over_windows
+from .temporal_functions import versioned_table_item
 from .temporal_joins import temporal_version
 from .using_joins import UsingExpansion, is_using_join, using_join
 from .windows import window_tvf_call
@@ -178,6 +179,7 @@ class SelectRules:
         subqueries = [c for c in conjuncts if subquery_predicate(c) is not None]
         conjuncts = [c for c in conjuncts if subquery_predicate(c) is None]
         for join in select.args.get("joins") or []:
+            join = versioned_table_item(join, self.temporal_functions) or join
             if temporal_version(join.this) is not None:      # temporal_joins.py
                 pushed = [c for c in conjuncts if not join.side and _joins_both_temporal(
                     c, relation, join.this)]

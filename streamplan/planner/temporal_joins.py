@@ -64,15 +64,23 @@ class TemporalJoinRules:
         right_row = right.node.row_type
         left, left_keys, right_keys, remaining = self._temporal_keys(
             left, right, join, pushed, ctx, select)
-        if not table.primary_key or any(right_row.index(name) not in right_keys
-                                         for name in table.primary_key):
+        function = item.meta.get("temporal_function")     # LATERAL TABLE (f(o.t)): temporal_functions.py
+        primary_key = function.primary_key if function is not None else table.primary_key
+        if function is not None and (right_row.rowtime_index is None or right_row.fields[
+                right_row.rowtime_index].name != function.time_attribute):
+            raise PlanningError(f"{where}: temporal table function '{function.name}': its time "
+                                f"attribute '{function.time_attribute}' is not the rowtime "
+                                f"attribute of '{table.name}' (declare WATERMARK FOR "
+                                f"{function.time_attribute} on the table)")
+        if not primary_key or any(right_row.index(name) not in right_keys
+                                  for name in primary_key):
             # Flink's TemporalJoinRewriteWithUniqueKeyRule: the versioned table's primary key,
             # all of it within the condition's equalities
             raise PlanningError(f"{where}: Temporal Table Join requires primary key in "
                                 f"versioned table, but no primary key can be found."
-                                + (f" (the primary key [{', '.join(table.primary_key)}] of "
+                                + (f" (the primary key [{', '.join(primary_key)}] of "
                                    f"'{table.name}' must be within the ON condition's "
-                                   f"equalities)" if table.primary_key else ""))
+                                   f"equalities)" if primary_key else ""))
         if not left_time.rowtime:
             raise PlanningError(
                 f"{where}: Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "
@@ -101,7 +109,7 @@ class TemporalJoinRules:
                                            right_keys=right_keys,
                                            filter_nulls=[True] * len(left_keys),
                                            non_equi_condition=non_equi),
-                        is_temporal_function_join=False,
+                        is_temporal_function_join=function is not None,
                         left_time_attribute_index=left_time_index,
                         right_time_attribute_index=right_time_index,
                         output_type=output.text, description=description)

@@ -87,11 +87,13 @@ class TableEnvironment:
         .createTemporalTableFunction($(time_attribute), $(primary_key...))): `LATERAL TABLE
         (name(o.t)) AS r` joins `table`'s versions as of `o.t` by `primary_key` (an event-time
         temporal join; planner/temporal_functions.py)."""
-        key = tuple(primary_key) if not isinstance(primary_key, str) else (primary_key,)
+        key = ((primary_key,) if isinstance(primary_key, str) else tuple(primary_key)
+               if isinstance(primary_key, (list, tuple)) else (primary_key,))
+        function = define_temporal_table_function(
+            name, self.catalog.get(table) if isinstance(table, str) else None, table,
+            time_attribute, key)
         if name.lower() in self.functions or name.lower() in self.temporal_functions:
             raise PlanningError(f"function '{name}' is already registered")
-        function = define_temporal_table_function(name, self.catalog.get(table), table,
-                                                  time_attribute, key)
         self.temporal_functions[name.lower()] = function
         return function
 

@@ -29,6 +29,12 @@ def define_temporal_table_function(name: str, table: Optional[CreateTable], tabl
     """The function over `table` (None: no such table), checked as Flink checks
     createTemporalTableFunction: the time attribute and key are columns of the table."""
     what = f"temporal table function '{name}'"
+    for value, role in ((name, "its name"), (table_name, "the table"),
+                        (time_attribute, "the time attribute"), *((key, "a primary key column")
+                                                                   for key in primary_key)):
+        if not isinstance(value, str) or not value.strip():
+            raise PlanningError(f"{what}: {role} is a column or table name (a non-blank str), "
+                                f"not {value!r}"[:300])
     if table is None:
         raise PlanningError(f"{what}: there is no table '{table_name}' (create it first)")
     columns = {column.name: column for column in table.columns}

@@ -15,6 +15,7 @@ CREATE TABLE T (k INT, v INT, arr ARRAY<INT>, ts TIMESTAMP(3), pt AS PROCTIME(),
   WATERMARK FOR ts AS ts) WITH ('connector' = 'values');
 CREATE TABLE U (k INT, w INT, m MAP<STRING, INT>, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts) WITH ('connector' = 'values');
+CREATE TABLE A (k INT, arr ARRAY<INT>) WITH ('connector' = 'values');
 CREATE TABLE P (k INT, v INT) WITH ('connector' = 'values');
 CREATE TABLE S (a INT, b INT, c INT) WITH ('connector' = 'values', 'sink-insert-only' = 'false');
 """
@@ -53,6 +54,12 @@ def test_an_over_aggregate_leaves_unused_composite_columns_out(env):
     (over,) = [n for n in plan.nodes if n.type.startswith("stream-exec-over-aggregate")]
     (calc,) = plan.inputs_of(over)
     assert list(calc.row_type.names) == ["k", "v", "ts", "pt"] and calc.row_type.fields[2].rowtime
+
+
+def test_a_natural_join_keeps_its_composite_columns_and_is_refused_by_name(env):
+    with pytest.raises(UnsupportedSqlError, match="column 'arr' of type ARRAY<INT> in the input "
+                                                  "of stream-exec-join"):
+        env.compile_sql("INSERT INTO S SELECT k, v, v FROM T NATURAL JOIN A")
 
 
 @pytest.mark.parametrize("select", ["T.k, CARDINALITY(T.arr), U.w", "*"])

@@ -203,6 +203,9 @@ class SelectRules:
             if is_using_join(join):            # its ON join (using_joins.py)
                 join = using_join(join, relation, right, expansion, ctx)
             else:
+                # (a USING or NATURAL join's condition names columns the SELECT need not)
+                relation = self._without_unused_composites(relation, select, ctx)
+                right = self._without_unused_composites(right, select, ctx)
                 expansion.joined(right.scope_fields)
             pushed = []
             if not join.side and (join.kind or "").upper() in ("", "INNER", "CROSS") \
@@ -212,9 +215,7 @@ class SelectRules:
                 if pushed and (join.kind or "").upper() == "CROSS":
                     join = join.copy()         # a cross (or comma) join filtered in WHERE
                     join.set("kind", None)     # is an inner join, as in Flink
-            relation = self._join(self._without_unused_composites(relation, select, ctx),
-                                  self._without_unused_composites(right, select, ctx),
-                                  join, ctx, top_level, pushed)
+            relation = self._join(relation, right, join, ctx, top_level, pushed)
         # [NOT] IN / EXISTS subqueries: semi and anti joins of what FROM joined (subqueries.py)
         relation, _ = self._subquery_joins(relation, subqueries, ctx, top_level)
         return relation, (exp.and_(*conjuncts) if conjuncts else None)

@@ -8,7 +8,6 @@ restore. Flink's mini-batch programs of GroupAggregateTestPrograms are in group_
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
-from streamplan.errors import UnsupportedSqlError
 
 from ._mini_batch import mini_batch
 
@@ -104,18 +103,3 @@ GLOBAL_GROUP_AGGREGATE_VARIANCE = (
 
 PROGRAMS = [GLOBAL_GROUP_AGGREGATE_DISTINCT, GLOBAL_GROUP_AGGREGATE_STATE_TTL_EXPIRES,
             GLOBAL_GROUP_AGGREGATE_VARIANCE]
-
-# Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
-# its message; no fixtures.
-GLOBAL_GROUP_AGGREGATE_REFUSES_ONE_PHASE = (
-    mini_batch(TableTestProgram.of("global-group-aggregate-refuses-one-phase", "mini-batch in "
-                                   "one phase (MiniBatchGroupAggFunction) is refused by name"), 5)
-    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
-    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING", "v INT").build())
-    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "total INT")
-                      .add_option("sink-insert-only", "false").consuming_before_restore().build())
-    .run_failing_sql("INSERT INTO S SELECT k, SUM(v) FROM T GROUP BY k", UnsupportedSqlError,
-                     "table.optimizer.agg-phase-strategy ONE_PHASE")
-    .build())
-
-FAILING_PROGRAMS = [GLOBAL_GROUP_AGGREGATE_REFUSES_ONE_PHASE]

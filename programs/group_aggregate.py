@@ -462,6 +462,35 @@ GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH = (
     .run_sql(UDF_WITHOUT_MERGE_SQL)
     .build())
 
+# One phase under mini-batch (table.optimizer.agg-phase-strategy ONE_PHASE: version 2 of the
+# node, Flink's MiniBatchGroupAggFunction): a phase's rows come in one micro-batch, cut into
+# bundles of 3 rows; each key changes once a bundle. Bundles before: [a+10, a+5, b+7],
+# [a-10, a+20, b-7], [c+1]: a's second bundle keeps its count and moves its sum (-U/+U), b's
+# retracts its only row (-D, state cleared). After: [z-9 (a retraction of a key without
+# state: dropped), c+1, c-1 (c's result does not change: nothing)], [b+3 (a new key again)].
+# FIRST_VALUE, LAST_VALUE and LISTAGG have no merge: they run only in one phase.
+ONE_PHASE_ROWS = ("id INT", "k STRING", "v INT", "s STRING")
+GROUP_BY_ONE_PHASE_MINI_BATCH = program(
+    "group-aggregate-one-phase-mini-batch", "ONE_PHASE mini-batch: one change per key and "
+    "bundle, retractions included, ordered aggregates too",
+    [source("T", [[1, "a", 10, "x"], [2, "a", 5, "y"], [3, "b", 7, "p"],
+                  {"kind": "-U", "values": [1, "a", 10, "x"]},
+                  {"kind": "+U", "values": [1, "a", 20, "w"]},
+                  {"kind": "-D", "values": [3, "b", 7, "p"]}, [4, "c", 1, "q"]],
+            [{"kind": "-D", "values": [9, "z", 1, "n"]}, [5, "c", 1, "q"],
+             {"kind": "-D", "values": [5, "c", 1, "q"]}, [6, "b", 3, "r"]],
+            schema=ONE_PHASE_ROWS, changelog=True)],
+    sink("S", ("k STRING", "cnt BIGINT", "total INT", "first_s STRING", "last_s STRING",
+               "all_s STRING"),
+         ["+I[a, 2, 15, x, y, x,y]", "+I[b, 1, 7, p, p, p]", "-U[a, 2, 15, x, y, x,y]",
+          "+U[a, 2, 25, y, w, y,w]", "-D[b, 1, 7, p, p, p]", "+I[c, 1, 1, q, q, q]"],
+         ["+I[b, 1, 3, r, r, r]"]),
+    "INSERT INTO S SELECT k, COUNT(*), SUM(v), FIRST_VALUE(s), LAST_VALUE(s), LISTAGG(s) "
+    "FROM T GROUP BY k",
+    config={"table.exec.mini-batch.enabled": "true",
+            "table.exec.mini-batch.allow-latency": "1 s", "table.exec.mini-batch.size": "3",
+            "table.optimizer.agg-phase-strategy": "ONE_PHASE"})
+
 # Multi-row micro-batches (`in_batches("phase")`): each phase's rows come in one batch, so the
 # checkpoint holds state written by a batch with several rows of one key, processed in
 # arrival order as Flink processes records.
@@ -627,18 +656,8 @@ PROGRAMS = [GROUP_BY_SIMPLE, GROUP_BY_UPSERT_SINK, GROUP_BY_DISTINCT, GROUP_BY_H
             GROUP_BY_NULL_KEYS, GROUP_BY_SIMPLE_MINI_BATCH, GROUP_BY_DISTINCT_MINI_BATCH,
             GROUP_BY_UDF_WITH_MERGE, GROUP_BY_UDF_WITHOUT_MERGE, GROUP_BY_UDF_WITH_MERGE_MINI_BATCH,
             GROUP_BY_SELECT_DISTINCT, GROUP_BY_ARRIVAL_ORDER, GROUP_BY_ARRIVAL_ORDER_RETRACT,
-            GROUP_BY_VARIANCE, GROUP_BY_SPLIT_DISTINCT]
-
-# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-NOT_PASSING: dict[str, str] = {
-    GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH.id:
-        "user-defined aggregate functions without merge (my_sum1, my_avg, my_sum2) under "
-        "mini-batch: Flink runs one stream-exec-group-aggregate with MiniBatchGroupAggFunction "
-        "(the same refusal as table.optimizer.agg-phase-strategy ONE_PHASE), which is not "
-        "implemented; planning refuses a UDAF without merge with table.exec.mini-batch.enabled "
-        "by name",
-}
+            GROUP_BY_VARIANCE, GROUP_BY_SPLIT_DISTINCT, GROUP_BY_UDF_WITHOUT_MERGE_MINI_BATCH,
+            GROUP_BY_ONE_PHASE_MINI_BATCH]
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.

@@ -235,3 +235,46 @@ def test_sum0_is_0_over_no_rows_where_sum_is_null():
         assert _result(sum0, acc) == 5
         acc = _apply(sum0, _apply(sum0, acc, 2, -1), 3, -1)
         assert _result(sum0, acc) == zero and type(_result(sum0, acc)) is type(zero)
+
+
+# --- mini-batch in one phase (node version 2): MiniBatchGroupAggFunction.finishBundle --------
+
+def run_bundles(calls, bundles, ttl_ms=0):
+    """Feed bundles of (kind, row) pairs of one key; the output as for `run`."""
+    core = GroupAggCore(GroupAggParams(1, tuple(calls), True, ttl_ms))
+    acc, out = None, []
+    for bundle in bundles:
+        acc = core.finish_bundle(("k",), acc, bundle, out)
+    return [(RowKind.from_code(code).short, values[1:]) for code, values in out], acc
+
+
+def test_a_bundle_emits_one_change_for_all_its_rows():
+    calls = [COUNT_STAR, AggCall("SUM", 0, False, "BIGINT")]
+    out, acc = run_bundles(calls, [[(I, (10,)), (I, (5,))], [(UB, (10,)), (UA, (20,))],
+                                   [(D, (20,)), (D, (5,))]])
+    assert out == [("+I", (2, 15)), ("-U", (2, 15)), ("+U", (2, 25)), ("-D", (2, 25))]
+    assert acc is None                         # the row count fell to zero: state cleared
+
+
+def test_a_bundle_that_leaves_the_result_unchanged_emits_nothing_unless_ttl_is_on():
+    calls = [COUNT_STAR, AggCall("SUM", 0, False, "BIGINT")]
+    bundles = [[(I, (1,))], [(I, (4,)), (D, (4,))]]
+    assert run_bundles(calls, bundles)[0] == [("+I", (1, 1))]
+    assert run_bundles(calls, bundles, ttl_ms=1000)[0] == [
+        ("+I", (1, 1)), ("-U", (1, 1)), ("+U", (1, 1))]
+
+
+def test_a_key_without_state_drops_only_its_bundles_leading_retractions():
+    calls = [COUNT_STAR, AggCall("SUM", 0, False, "BIGINT")]
+    # the -D before any row is dropped; the one after the +I is applied (no row left: Flink
+    # emits nothing for a first bundle whose rows cancel out, and keeps no state)
+    assert run_bundles(calls, [[(D, (7,)), (UB, (7,))]]) == ([], None)
+    assert run_bundles(calls, [[(D, (7,)), (I, (3,)), (D, (3,))]]) == ([], None)
+    out, acc = run_bundles(calls, [[(D, (7,)), (I, (3,)), (I, (4,))]])
+    assert out == [("+I", (2, 7))] and acc.row_count == 2
+
+
+def test_bundles_equal_rows_when_each_bundle_has_one_row():
+    calls = [COUNT_STAR, AggCall("MAX", 0, False, "INT"), AggCall("SUM", 0, True, "INT")]
+    rows = [(I, (5,)), (I, (1,)), (I, (9,)), (UB, (9,)), (UA, (2,)), (D, (1,))]
+    assert run_bundles(calls, [[row] for row in rows]) == run(calls, rows)

@@ -21,6 +21,7 @@ from harness.generate import generate_fixture
 from harness.restore import restore_fixture, restore_migrated
 from harness.runner import run_semantic
 from programs.changelog_normalize import TINY as CHANGELOG_NORMALIZE_TINY
+from programs.group_aggregate import TINY as GROUP_AGGREGATE_TINY
 from programs.join import JOIN_TINY
 from harness_support import (CALC_PROGRAM, GATE_PROGRAMS, JOIN_PROGRAM, PROGRAMS, CalcV2,
                              JoinBumpedWithoutMigration, JoinWithVersion1AndItsMigrationDropped,
@@ -41,13 +42,14 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def generated(spark, tmp_path_factory):
     """A snapshots root holding one fixture per program of tests/gate_programs (latest
-    versions), plus the fixtures of version 1 of stream-exec-join, stream-exec-interval-join
-    and stream-exec-changelog-normalize, generated the way they were released: while version
-    1 was the latest."""
+    versions), plus the fixtures of version 1 of stream-exec-join, stream-exec-interval-join,
+    stream-exec-changelog-normalize and stream-exec-group-aggregate, generated the way they
+    were released: while version 1 was the latest."""
     root = tmp_path_factory.mktemp("generated")
     for older, program in (("stream-exec-join_2", JOIN_TINY),
                            ("stream-exec-interval-join_2", JOIN_PROGRAM),
-                           ("stream-exec-changelog-normalize_2", CHANGELOG_NORMALIZE_TINY)):
+                           ("stream-exec-changelog-normalize_2", CHANGELOG_NORMALIZE_TINY),
+                           ("stream-exec-group-aggregate_2", GROUP_AGGREGATE_TINY)):
         with pytest.MonkeyPatch.context() as patch:
             patch.delitem(REGISTRY.by_type, older)
             generate_fixture(program, root, spark=spark)
@@ -525,14 +527,15 @@ def test_the_gate_passes_on_clean_fixtures_in_two_shards_that_merge_into_the_who
     cases = junit_cases(tmp_path / "merged.xml")
     assert set(cases) == one | two
     older = {"join_1/join-tiny", "interval-join_1/interval-join-tiny",
-             "changelog-normalize_1/changelog-normalize-tiny"}
+             "changelog-normalize_1/changelog-normalize-tiny",
+             "group-aggregate_1/group-aggregate-tiny"}
     expected = ({f"test_audit[{check}]" for check in CHECKS} | {"test_audit_programs_load"}
                 | {f"test_restore[{f.id}]" for f in scan_snapshots(snapshots)[0]}
                 | {f"test_migration[{fixture}]" for fixture in older}
                 | {f"test_semantic[{p.id}]" for p in PROGRAMS})
     # the audit checks and the programs' loading, one fixture per program at its latest
-    # version + version 1 of join, interval join and changelog normalize, the older fixtures
-    # through migration, one semantic run per program
+    # version + version 1 of join, interval join, changelog normalize and group aggregate, the
+    # older fixtures through migration, one semantic run per program
     assert set(cases) == expected
     assert len(expected) == ((len(CHECKS) + 1) + (len(PROGRAMS) + len(older)) + len(older)
                              + len(PROGRAMS))

@@ -89,7 +89,42 @@ def test_without_mini_batch_the_aggregate_is_one_node(spark):
     plan = environment(spark, **{"table.optimizer.agg-phase-strategy": "TWO_PHASE"}).compile_sql(
         AGGREGATE)
     assert [node.type for node in plan.nodes] == [
-        "stream-exec-table-source-scan_1", "stream-exec-group-aggregate_1", "stream-exec-sink_1"]
+        "stream-exec-table-source-scan_1", "stream-exec-group-aggregate_2", "stream-exec-sink_1"]
+    assert plan.nodes[1].configuration == {"table.exec.mini-batch.enabled": "false",
+                                           "table.exec.mini-batch.size": "-1"}
+
+
+@pytest.mark.parametrize("options, sql", [
+    ({"table.optimizer.agg-phase-strategy": "ONE_PHASE"}, AGGREGATE),
+    # FIRST_VALUE has no merge: AUTO refuses it in two phases, ONE_PHASE runs it
+    ({"table.optimizer.agg-phase-strategy": "ONE_PHASE"},
+     "INSERT INTO S SELECT k, CAST(FIRST_VALUE(v) AS BIGINT) FROM T GROUP BY k"),
+])
+def test_one_phase_is_a_group_aggregate_that_persists_the_mini_batch_options(spark, options, sql):
+    """Flink's MiniBatchGroupAggFunction: version 2 of the node, behind the assigner."""
+    plan = environment(spark, **MINI_BATCH, **options).compile_sql(sql)
+    assert [node.type for node in plan.nodes][:3] == [
+        "stream-exec-table-source-scan_1", "stream-exec-mini-batch-assigner_1",
+        "stream-exec-group-aggregate_2"]
+    assert not any("local" in node.type or "global" in node.type for node in plan.nodes)
+    aggregate = plan.nodes[2]
+    assert aggregate.configuration == {"table.exec.mini-batch.enabled": "true",
+                                       "table.exec.mini-batch.size": "3"}
+    assert aggregate.read_options(aggregate.options_view(MINI_BATCH_CONFIG(spark))) == {
+        "mini_batch_size": 3}
+
+
+def MINI_BATCH_CONFIG(spark):
+    return environment(spark, **MINI_BATCH).config
+
+
+def test_a_version_1_group_aggregate_runs_row_by_row_whatever_the_session_says(spark):
+    """Version 1 persisted no mini-batch option: its plans keep running as they ran."""
+    aggregate = environment(spark, **MINI_BATCH, **{
+        "table.optimizer.agg-phase-strategy": "ONE_PHASE"}).compile_sql(AGGREGATE).nodes[2]
+    old = type(aggregate).model_validate({**aggregate.to_json(), "configuration": {},
+                                          "type": "stream-exec-group-aggregate_1"})
+    assert old.read_options(old.options_view(MINI_BATCH_CONFIG(spark))) == {"mini_batch_size": 0}
 
 
 @pytest.mark.parametrize("option, value, message", [
@@ -111,6 +146,8 @@ def test_a_bad_strategy_is_an_option_error(spark):
     ({**MINI_BATCH, "table.optimizer.distinct-agg.split.enabled": "true",
       "table.optimizer.agg-phase-strategy": "ONE_PHASE"}, AGGREGATE,
      "table.optimizer.agg-phase-strategy ONE_PHASE"),
+    (MINI_BATCH, "INSERT INTO S SELECT k, CAST(FIRST_VALUE(v) AS BIGINT) FROM T GROUP BY k",
+     "FIRST_VALUE in a two-phase group aggregate"),
     (MINI_BATCH, "INSERT INTO J SELECT T.k, v, w FROM T JOIN U ON T.k = U.k",
      "'stream-exec-join_2'"),
 ])

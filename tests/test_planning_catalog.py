@@ -63,7 +63,7 @@ def test_an_updating_result_into_an_insert_only_sink_names_the_aggregate(env):
     with pytest.raises(PlanningError, match=r"Table sink 'Appended' doesn't support consuming "
                                             r"update and delete changes \(UPDATE_BEFORE, "
                                             r"UPDATE_AFTER\) which are produced by node 3 "
-                                            r"'stream-exec-group-aggregate_1'"):
+                                            r"'stream-exec-group-aggregate_2'"):
         env.compile_sql("INSERT INTO Appended SELECT k, COUNT(*) FROM O GROUP BY k")
 
 

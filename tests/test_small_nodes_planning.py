@@ -52,7 +52,7 @@ def test_a_chain_of_unions_is_one_union_node_and_passes_updates_through(env):
 
 def test_union_distinct_is_a_union_under_a_group_aggregate_on_every_column(env):
     plan = env.compile_sql("INSERT INTO Out2 (SELECT k, n FROM C) UNION (SELECT id, n FROM A)")
-    (aggregate,) = nodes(plan, "stream-exec-group-aggregate_1")
+    (aggregate,) = nodes(plan, "stream-exec-group-aggregate_2")
     assert aggregate.grouping == [0, 1] and aggregate.agg_calls == []
     assert plan.inputs_of(aggregate)[0].type == "stream-exec-union_1"
 

@@ -484,7 +484,7 @@ def test_lag_with_a_frame_or_a_column_default_is_refused(env):
 def test_variance_reduces_to_welford_m2_and_count_as_flink_plans_it(env):
     plan = env.compile_sql("INSERT INTO ChangeSnk SELECT k, CAST(STDDEV_SAMP(k) AS STRING), "
                            "CAST(VAR_POP(k) AS STRING) FROM L GROUP BY k").to_json()
-    agg = next(n for n in plan["nodes"] if n["type"] == "stream-exec-group-aggregate_1")
+    agg = next(n for n in plan["nodes"] if n["type"] == "stream-exec-group-aggregate_2")
     assert [c["function"] for c in agg["aggCalls"]] == ["WELFORD_M2", "COUNT"]
     assert agg["aggCalls"][0]["type"] == "DOUBLE"
     projection = " ".join(next(n for n in plan["nodes"] if n["id"] == agg["id"] + 1)["projection"])
@@ -566,7 +566,7 @@ def test_split_distinct_plans_flinks_expand_partial_and_final_aggregates(spark):
         "INSERT INTO SS SELECT a, COUNT(DISTINCT b), MIN(c) FROM ST GROUP BY a")
     assert [node.type for node in plan.nodes] == [
         "stream-exec-table-source-scan_1", "stream-exec-calc_1", "stream-exec-expand_1",
-        "stream-exec-calc_1", "stream-exec-group-aggregate_1", "stream-exec-group-aggregate_1",
+        "stream-exec-calc_1", "stream-exec-group-aggregate_2", "stream-exec-group-aggregate_2",
         "stream-exec-sink_1"]
     expand, filters, partial, final = plan.nodes[2:6]
     assert expand.description == ("Expand(projects=[{a, b, c, $f3, null AS $f4, 1 AS $e}, "

@@ -93,7 +93,7 @@ def test_the_shipped_registry_has_the_expected_node_versions():
         "stream-exec-changelog-normalize_2", "stream-exec-correlate_1", "stream-exec-deduplicate_1",
         "stream-exec-drop-update-before_1", "stream-exec-expand_1",
         "stream-exec-global-group-aggregate_1",
-        "stream-exec-global-window-aggregate_1", "stream-exec-group-aggregate_1",
+        "stream-exec-global-window-aggregate_1", "stream-exec-group-aggregate_1", "stream-exec-group-aggregate_2",
         "stream-exec-incremental-group-aggregate_1", "stream-exec-interval-join_1", "stream-exec-interval-join_2", "stream-exec-join_1",
         "stream-exec-join_2", "stream-exec-limit_1", "stream-exec-local-group-aggregate_1",
         "stream-exec-local-window-aggregate_1", "stream-exec-lookup-join_1",

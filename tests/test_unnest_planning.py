@@ -62,7 +62,7 @@ def test_a_stateful_node_takes_what_a_calc_takes_out_of_a_collection(env):
     env.execute_sql("CREATE TABLE Cnt (k STRING, c BIGINT) WITH ('connector' = 'values', "
                     "'sink-insert-only' = 'false')")
     plan = env.compile_sql("INSERT INTO Cnt SELECT k, SUM(CARDINALITY(tags)) FROM T GROUP BY k")
-    assert any(n.type == "stream-exec-group-aggregate_1" for n in plan.nodes)
+    assert any(n.type == "stream-exec-group-aggregate_2" for n in plan.nodes)
 
 
 def test_a_map_subscript_is_a_key_lookup_and_an_array_subscript_counts_from_one(env):

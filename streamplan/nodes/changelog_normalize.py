@@ -4,29 +4,27 @@ that may repeat events, table.exec.source.cdc-events-duplicate) into a full chan
 StreamExecChangelogNormalize)."""
 from __future__ import annotations
 
-from dataclasses import replace
+from typing import ClassVar
 
 from ..changelog import RowKind
-from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
 from .fields import FieldIndex
 from .keyed import KeyedNode
 from .metadata import exec_node, plan_migration
-
-# Whether a version runs in mini-batches when its plan says table.exec.mini-batch.enabled:
-# version 1 consumes no mini-batch option (it always ran row by row); version 2 persists them
-# and runs Flink's ProcTimeMiniBatchDeduplicateKeepLastRowFunction. The state is the same.
-READS_MINI_BATCH = {1: False, 2: True}
+from .mini_batch_bundles import MINI_BATCH_OPTIONS, MiniBatchBundles, mini_batch_off
 
 
 @exec_node(name="stream-exec-changelog-normalize", version=1, min_plan_version="0.2",
            min_state_version="0.2")
 @exec_node(name="stream-exec-changelog-normalize", version=2, min_plan_version="0.3",
-           min_state_version="0.2", consumed_options=(MINIBATCH_ENABLED.key, MINIBATCH_SIZE.key))
-class StreamExecChangelogNormalize(KeyedNode):
+           min_state_version="0.2", consumed_options=MINI_BATCH_OPTIONS)
+class StreamExecChangelogNormalize(MiniBatchBundles, KeyedNode):
     STATE_DOC = ("the last row per primary key; TTL from `state`; with mini-batch (version "
                  "2) the last row of each bundle goes through, the state is the same")
     RUNTIME = "changelog_normalize"
     STATE_NAMES = ("changelogNormalizeState",)
+    # version 1 ran row by row; version 2 persists the mini-batch options and runs Flink's
+    # ProcTimeMiniBatchDeduplicateKeepLastRowFunction with them. The state is the same.
+    BUNDLES_FROM_VERSION: ClassVar[int] = 2
     unique_keys: list[FieldIndex]
     generate_update_before: bool
 
@@ -34,15 +32,7 @@ class StreamExecChangelogNormalize(KeyedNode):
     def _mini_batch_options_into_the_plan(node: dict) -> dict:
         """persists table.exec.mini-batch.enabled = false: version 1 ran row by row whatever
         the session said"""
-        configuration = {**(node.get("configuration") or {}), MINIBATCH_ENABLED.key: "false",
-                         MINIBATCH_SIZE.key: MINIBATCH_SIZE.default}
-        return {**node, "configuration": configuration}
-
-    def read_options(self, config):
-        if not READS_MINI_BATCH[self.version]:
-            return {"mini_batch_size": 0}
-        enabled, size = config.get(MINIBATCH_ENABLED), config.get(MINIBATCH_SIZE)
-        return {"mini_batch_size": size if enabled else 0}
+        return mini_batch_off(node)
 
     def input_field_indexes(self):
         return [("uniqueKeys", 0, self.unique_keys)]
@@ -62,14 +52,3 @@ class StreamExecChangelogNormalize(KeyedNode):
     def runtime_params(self, input_row):
         return self.runtime().ChangelogNormalizeParams(generate_update_before=self.generate_update_before,
                                         ttl_ms=self.state_ttl_ms())
-
-    def run_params(self, ctx, input_row):
-        return replace(self.runtime_params(input_row), **ctx.options(self))
-
-    def prepare(self, frame, input_row, params):
-        """With mini-batch, each row's position in its micro-batch, for the count trigger:
-        numbered here, before the shuffle (runtime/positions.py)."""
-        if not params.mini_batch_size:
-            return frame
-        from ..runtime.positions import numbered
-        return numbered(frame)

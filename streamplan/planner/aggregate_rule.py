@@ -23,8 +23,8 @@ from .aggregates import (ORDERED_FUNCTIONS, AggregateCall, aggregate_calls, is_a
                          is_grouping_function, result_type)
 from .grouping_sets import GroupingSets, grouping_function, grouping_sets
 from .split_distinct import SplitDistinctRules, splittable
-from .user_aggregates import (check_user_functions_in_mini_batch, check_user_functions_in_window,
-                              need_retraction_of, user_aggregate_spec)
+from .user_aggregates import (check_user_functions_in_window, need_retraction_of,
+                              user_aggregate_spec, without_merge)
 from .field_access import field_name
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
@@ -261,24 +261,19 @@ class AggregateRules(SplitDistinctRules):
 
     # --- mini-batch: two phases (Flink's TwoStageOptimizedAggregateRule) -------------------
     def _two_phase(self, ctx: QueryContext, specs: list[AggCallSpec]) -> bool:
-        """With table.exec.mini-batch.enabled an aggregate is a local and a global one unless
-        table.optimizer.agg-phase-strategy is ONE_PHASE, which Flink runs as a mini-batch
-        group aggregate (MiniBatchGroupAggFunction): not supported yet."""
+        """With table.exec.mini-batch.enabled an aggregate is a local and a global one (Flink's
+        TwoStageOptimizedAggregateRule) unless table.optimizer.agg-phase-strategy is ONE_PHASE
+        or a call has no merge (a UDAF without `merge`): then it is one group aggregate that
+        runs in bundles (version 2, MiniBatchGroupAggFunction)."""
         if not self.config.get(MINIBATCH_ENABLED):
             return False
-        check_user_functions_in_mini_batch(specs, ctx)
-        refuse_ordered(specs, "a group aggregate with table.exec.mini-batch.enabled (Flink runs "
-                       "it in one phase, MiniBatchGroupAggFunction, not implemented); FIRST_VALUE, "
-                       "LAST_VALUE and LISTAGG run in stream-exec-group-aggregate without "
-                       "mini-batch", ctx)
-        if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
-            raise UnsupportedSqlError(
-                "a group aggregate with table.exec.mini-batch.enabled and "
-                "table.optimizer.agg-phase-strategy ONE_PHASE (Flink runs it in "
-                "stream-exec-group-aggregate with MiniBatchGroupAggFunction, which is not "
-                "implemented; AUTO or TWO_PHASE plan stream-exec-local-group-aggregate and "
-                "stream-exec-global-group-aggregate)", ctx.position.line, ctx.position.column,
-                ctx.position.source)
+        if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE" or without_merge(specs):
+            return False
+        refuse_ordered(specs, "a two-phase group aggregate (table.exec.mini-batch.enabled: "
+                       "the local and global aggregates do not run them here; with "
+                       "table.optimizer.agg-phase-strategy ONE_PHASE they run in one "
+                       "mini-batch stream-exec-group-aggregate, and without mini-batch in "
+                       "stream-exec-group-aggregate)", ctx)
         return True
 
     def _distinct_split(self, specs: list[AggCallSpec], relation, ctx: QueryContext) -> bool:
@@ -295,7 +290,13 @@ class AggregateRules(SplitDistinctRules):
                 "window aggregate: not implemented; a group aggregate splits)",
                 ctx.position.line, ctx.position.column, ctx.position.source)
         if self.config.get(MINIBATCH_ENABLED):
-            self._two_phase(ctx, specs)         # its refusals (ONE_PHASE) hold for the split
+            if not self._two_phase(ctx, specs):
+                raise UnsupportedSqlError(
+                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled under "
+                    "mini-batch with table.optimizer.agg-phase-strategy ONE_PHASE (Flink splits "
+                    "it into two mini-batch group aggregates there: not implemented; AUTO and "
+                    "TWO_PHASE plan stream-exec-incremental-group-aggregate)",
+                    ctx.position.line, ctx.position.column, ctx.position.source)
             if not self.config.get(INCREMENTAL_AGG_ENABLED):
                 raise UnsupportedSqlError(
                     "a distinct aggregate with table.optimizer.distinct-agg.split.enabled under "

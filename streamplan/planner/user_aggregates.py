@@ -64,20 +64,6 @@ def user_aggregate_spec(call: AggregateCall, arg_types: list[SqlType], need_retr
     return spec
 
 
-def check_user_functions_in_mini_batch(specs, ctx) -> None:
-    """Mini-batch aggregation of UDAFs: Flink splits it into a local and a global aggregate
-    when every function has `merge` (run here too), else runs one mini-batch group aggregate
-    (MiniBatchGroupAggFunction), which is not implemented."""
-    unmerged = without_merge(specs)
-    if unmerged:
-        raise UnsupportedSqlError(
-            f"user-defined aggregate functions without merge ({', '.join(unmerged)}) with "
-            f"table.exec.mini-batch.enabled (Flink runs them in stream-exec-group-aggregate with "
-            f"MiniBatchGroupAggFunction, which is not implemented; a function with "
-            f"merge(acc, others) runs in the local and global aggregates)",
-            ctx.position.line, ctx.position.column, ctx.position.source)
-
-
 def without_merge(specs) -> list[str]:
     """The user-defined aggregate functions of `specs` that have no `merge(acc, others)`."""
     return [spec.user_function.identity for spec in specs if spec.user_function is not None

@@ -38,7 +38,7 @@ from typing import Iterable, Optional
 
 from ..changelog import RowKind
 from .batch_rows import Output, plain, rows_of
-from .positions import SEQ_COLUMN
+from .positions import SEQ_COLUMN, bundles
 from .processor import KeyedValueProcessor
 
 NORMALIZE_STATE = "deduplicate-state"      # ProcTimeDeduplicateKeepLastRowFunction's state
@@ -57,10 +57,8 @@ def last_of_bundles(positioned: Iterable[tuple[int, RowKind, tuple]], size: int
     hands them to ProcTimeMiniBatchDeduplicateKeepLastRowFunction: per bundle of `size`
     positions (Flink's CountBundleTrigger over all keys' rows) the key's last row, bundles in
     order."""
-    last: dict[int, tuple[RowKind, tuple]] = {}
-    for position, kind, row in sorted(positioned, key=lambda item: item[0]):
-        last[position // size] = (kind, row)
-    return [last[bundle] for bundle in sorted(last)]
+    return [bundle[-1] for bundle in bundles(((position, (kind, row))
+                                               for position, kind, row in positioned), size)]
 
 
 class ChangelogNormalizeCore:

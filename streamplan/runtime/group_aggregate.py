@@ -12,17 +12,21 @@ becomes 1 and retracts it when the count falls to 0. A call with a FILTER (Flink
 filterArg) accumulates and retracts only the rows whose filter column is TRUE.
 
 `GroupAggProcessor` reads a key's accumulators once per batch and writes them once.
+`MiniBatchGroupAggProcessor` runs Flink's MiniBatchGroupAggFunction instead (node version 2
+with `table.exec.mini-batch.enabled`, one phase): a key's rows of a bundle in, one change out.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import dropwhile
 from typing import Any, Iterator, Optional
 
 from ..changelog import RowKind
 from ..functions.data_types import RowOf, from_state, parse_data_type, state_ddl, to_state
 from ..types import INTEGRAL_RANGES
-from .batch_rows import Output, plain
+from .batch_rows import Output, plain, rows_of
+from .positions import SEQ_COLUMN, bundles
 from .processor import KeyedValueProcessor
 
 COUNT, SUM, MIN, MAX, AVG, UDAF = "COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF"
@@ -80,6 +84,7 @@ class GroupAggParams:
     calls: tuple[AggCall, ...]
     generate_update_before: bool       # the consumer needs -U rows
     ttl_ms: int = 0                    # > 0: emit even unchanged results (Flink, with TTL)
+    mini_batch_size: int = 0           # rows a bundle (table.exec.mini-batch.size); 0: off
 
 
 def _initial(call: AggCall) -> Any:
@@ -307,6 +312,17 @@ class Accumulators:
     values: list[Any]
 
 
+def accumulate_row(calls: tuple[AggCall, ...], acc: Accumulators, kind: RowKind,
+                   row: tuple) -> None:
+    """One input row accumulated into (or, for -U / -D, retracted from) `acc`, in place:
+    Flink's AggsHandleFunction.accumulate / retract."""
+    sign = 1 if kind.is_accumulate else -1
+    acc.row_count += sign
+    for index, call in enumerate(calls):
+        if call.takes(row):
+            acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
+
+
 class GroupAggCore:
     """Flink's GroupAggFunction for one key."""
 
@@ -330,11 +346,25 @@ class GroupAggCore:
         else:
             first = False
         before = self.results(acc)
-        sign = 1 if accumulate else -1
-        acc.row_count += sign
-        for index, call in enumerate(self.p.calls):
-            if call.takes(row):
-                acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
+        accumulate_row(self.p.calls, acc, kind, row)
+        return self.emit(key, first, before, acc, out)
+
+    def finish_bundle(self, key: tuple, acc: Optional[Accumulators],
+                      rows: list[tuple[RowKind, tuple]], out: list[Output]
+                      ) -> Optional[Accumulators]:
+        """Flink's MiniBatchGroupAggFunction.finishBundle for one key: a key without state
+        drops the bundle's leading retractions and starts from fresh accumulators; all the
+        bundle's rows go in, then one change is emitted as for one row; returns the state to
+        keep (None: cleared)."""
+        first = acc is None
+        if first:
+            rows = list(dropwhile(lambda arrival: not arrival[0].is_accumulate, rows))
+            if not rows:
+                return None
+            acc = self.create()
+        before = self.results(acc)
+        for kind, row in rows:
+            accumulate_row(self.p.calls, acc, kind, row)
         return self.emit(key, first, before, acc, out)
 
     def emit(self, key: tuple, first: bool, before: tuple, acc: Accumulators,
@@ -479,5 +509,20 @@ class GroupAggProcessor(KeyedValueProcessor):
         return None if acc is None else _encode(acc, self.params.calls)
 
 
+class MiniBatchGroupAggProcessor(GroupAggProcessor):
+    """Flink's MiniBatchGroupAggFunction in a KeyedMapBundleOperator: a key's rows of a
+    micro-batch cut into the count trigger's bundles by their position in it (`SEQ_COLUMN`,
+    numbered before the shuffle), each bundle through `finish_bundle`; the state is read and
+    written once a micro-batch, as the row-by-row processor does."""
+
+    def run(self, key, acc, rows, out):
+        rows = list(rows)
+        arrivals = zip((row[SEQ_COLUMN] for row in rows), rows_of(rows, self.input_names))
+        group_key = tuple(key)[:self.params.key_arity]
+        for bundle in bundles(arrivals, self.params.mini_batch_size):
+            acc = self.core.finish_bundle(group_key, acc, bundle, out)
+        return acc
+
+
 def processor_class(params) -> type:
-    return GroupAggProcessor
+    return MiniBatchGroupAggProcessor if params.mini_batch_size > 0 else GroupAggProcessor

@@ -33,15 +33,14 @@ from typing import Any, Iterable, Iterator, Optional
 from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, normalized
 from .group_aggregate import (AVG, SUM, SUM0, UDAF, WELFORD_M2, Accumulators, AggCall,
-                              GroupAggCore, GroupAggParams, _apply, _decode, _encode, _initial,
-                              call_value, merge_welford, running_sum, udaf_from_state,
+                              GroupAggCore, GroupAggParams, _decode, _encode, _initial,
+                              accumulate_row, merge_welford, running_sum, udaf_from_state,
                               udaf_to_state)
 from .group_aggregate import state_layout as group_state_layout
 from .java_hash_order import hash_map_order
+from .positions import SEQ_COLUMN, bundles
 from .processor import Processor
 from .state_ttl import spark_ttl_ms
-
-SEQ_COLUMN = "__seq"          # a local row's position in its micro-batch's local output
 
 
 @dataclass(frozen=True)
@@ -159,11 +158,7 @@ def local_bundles(params: LocalAggParams, rows: Iterable[tuple[RowKind, tuple]]
         acc = bundle.get(key)
         if acc is None:
             acc = bundle[key] = create(params.calls)
-        sign = 1 if kind.is_accumulate else -1
-        acc.row_count += sign
-        for index, call in enumerate(params.calls):
-            if call.takes(row):
-                acc.values[index] = _apply(call, acc.values[index], call_value(call, row), sign)
+        accumulate_row(params.calls, acc, kind, row)
         count += 1
         if count >= params.size:
             yield from flush_order(bundle, params.key_types)
@@ -255,18 +250,14 @@ class GlobalAggProcessor(Processor):
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
         calls, arity = self.params.calls, self.params.key_arity
-        received = sorted(((row[SEQ_COLUMN], from_columns(
-            tuple(row[name] for name in self.input_names[arity:]), calls)) for row in rows),
-            key=lambda item: item[0])
-        bundles: dict[int, list[Accumulators]] = {}
-        for seq, acc in received:
-            bundles.setdefault(seq // self.params.size, []).append(acc)
+        received = ((row[SEQ_COLUMN], from_columns(
+            tuple(row[name] for name in self.input_names[arity:]), calls)) for row in rows)
         stored = self.state.get()
         state = _decode(stored, calls) if stored is not None else None
         out: list[Output] = []
         group_key = tuple(key)[:arity]
-        for bundle in sorted(bundles):
-            state = self.core.finish_bundle(group_key, state, bundles[bundle], out)
+        for bundle in bundles(received, self.params.size):
+            state = self.core.finish_bundle(group_key, state, bundle, out)
         if state is None:
             self.state.clear()
         else:

@@ -4,7 +4,7 @@ streams). A stateless mapInArrow: positions restart at 0 in every task, i.e. per
 each micro-batch; the values source gives a micro-batch as one partition in arrival order."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -33,3 +33,13 @@ def numbered(frame: "DataFrame") -> "DataFrame":
     # a new schema: StructType.add changes the frame's own (cached) schema in place
     schema = T.StructType([*frame.schema.fields, T.StructField(SEQ_COLUMN, T.LongType(), False)])
     return frame.mapInArrow(Numbered(), schema)
+
+
+def bundles(positioned: Iterable[tuple[int, Any]], size: int) -> list[list[Any]]:
+    """A key's items of one micro-batch, (position, item), cut as Flink's CountBundleTrigger
+    cuts its operator's input (every `size` rows over all keys, and at the mini-batch's end):
+    per bundle the key's items in arrival order, bundles in order."""
+    cut: dict[int, list[Any]] = {}
+    for position, item in sorted(positioned, key=lambda pair: pair[0]):
+        cut.setdefault(position // size, []).append(item)
+    return [cut[bundle] for bundle in sorted(cut)]

@@ -75,13 +75,17 @@ class KeyedValueProcessor(Processor):
         arrival order (a mini-batch variant takes fewer)."""
         return rows_of(rows, self.input_names)
 
-    def handleInputRows(self, key, rows, timerValues) -> Iterator:
-        decoded = self.arrivals(rows)
-        loaded = self.decode(self.state.get())
-        value = loaded
-        out: list[Output] = []
-        for kind, row in decoded:
+    def run(self, key: tuple, value: Any, rows, out: list[Output]) -> Any:
+        """A key's input rows of one micro-batch through the core, from its stored value;
+        returns the value afterwards (by default `step` per arrival)."""
+        for kind, row in self.arrivals(rows):
             value = self.step(key, value, kind, row, out)
+        return value
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        loaded = self.decode(self.state.get())
+        out: list[Output] = []
+        value = self.run(key, loaded, rows, out)
         if self.written(loaded, value):
             encoded = self.encode(value)
             if encoded is None:

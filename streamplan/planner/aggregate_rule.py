@@ -263,17 +263,17 @@ class AggregateRules(SplitDistinctRules):
     def _two_phase(self, ctx: QueryContext, specs: list[AggCallSpec]) -> bool:
         """With table.exec.mini-batch.enabled an aggregate is a local and a global one (Flink's
         TwoStageOptimizedAggregateRule) unless table.optimizer.agg-phase-strategy is ONE_PHASE
-        or a call has no merge (a UDAF without `merge`): then it is one group aggregate that
-        runs in bundles (version 2, MiniBatchGroupAggFunction)."""
+        or a call has no merge (FIRST_VALUE, LAST_VALUE, a UDAF without `merge`): then it is
+        one group aggregate that runs in bundles (version 2, MiniBatchGroupAggFunction)."""
         if not self.config.get(MINIBATCH_ENABLED):
             return False
-        if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE" or without_merge(specs):
+        if (self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE" or without_merge(specs)
+                or any(spec.function in UNMERGEABLE_FUNCTIONS for spec in specs)):
             return False
         refuse_ordered(specs, "a two-phase group aggregate (table.exec.mini-batch.enabled: "
-                       "the local and global aggregates do not run them here; with "
-                       "table.optimizer.agg-phase-strategy ONE_PHASE they run in one "
-                       "mini-batch stream-exec-group-aggregate, and without mini-batch in "
-                       "stream-exec-group-aggregate)", ctx)
+                       "Flink merges LISTAGG's accumulators in a local and a global aggregate, "
+                       "which do not run it here; with table.optimizer.agg-phase-strategy "
+                       "ONE_PHASE it runs in one mini-batch stream-exec-group-aggregate)", ctx)
         return True
 
     def _distinct_split(self, specs: list[AggCallSpec], relation, ctx: QueryContext) -> bool:
@@ -330,6 +330,12 @@ class AggregateRules(SplitDistinctRules):
                         generate_update_before=True, need_retraction=need_retraction,
                         output_type=output.text, state_ttls=ttls,
                         description=f"GlobalGroupAggregate({group_by}select=[{global_select}])")
+
+
+# Built-in aggregates without merge (Flink's FirstValue/LastValue[WithRetract]AggFunction): a
+# mini-batch aggregate with them runs in one phase, as AggregateUtil.doAllSupportPartialMerge
+# decides.
+UNMERGEABLE_FUNCTIONS = ("FIRST_VALUE", "LAST_VALUE")
 
 
 def refuse_ordered(specs: list[AggCallSpec], where: str, ctx: QueryContext) -> None:

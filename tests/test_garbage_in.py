@@ -307,6 +307,18 @@ def test_a_value_of_the_wrong_json_type_in_any_plan_field_is_refused_naming_it(c
     assert named in str(info.value)
 
 
+@pytest.mark.parametrize("functions", [5, 1.5, True, "f"])
+def test_a_calc_whose_functions_field_is_no_list_is_refused_naming_it(functions):
+    """The calc reads its functions' names before the field's own validation: a value of
+    another JSON type must reach that validation, not break the read."""
+    path = next(path for path in PLANS if '"type": "stream-exec-calc_1"' in path.read_text())
+    plan = json.loads(path.read_text())
+    calc = next(node for node in plan["nodes"] if node["type"] == "stream-exec-calc_1")
+    calc["functions"] = functions
+    with pytest.raises(PlanFormatError, match=r"^plan.json: .*functions"):
+        parse_plan(json.dumps(plan), "plan.json")
+
+
 @GARBAGE
 @given(st.sampled_from(SEED_PLANS), st.one_of(
     st.integers(2, 5000).map(lambda n: "1" * n), st.text(max_size=12),

@@ -32,8 +32,9 @@ class StreamExecCalc(ExecNode):
         from ..sql.expressions import user_functions
 
         names = []
-        if isinstance(data, dict):
-            for raw in data.get("functions") or ():
+        declared = data.get("functions") if isinstance(data, dict) else None
+        if isinstance(declared, list):         # anything else: the field's validation says so
+            for raw in declared:
                 try:
                     names.append(sql_name(FunctionSpec.model_validate(raw)))
                 except Exception:      # the field's own validation reports it

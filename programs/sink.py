@@ -309,7 +309,7 @@ SINK_REFUSES_UPDATES_ON_INSERT_ONLY = (
     .run_failing_sql("INSERT INTO S SELECT k, COUNT(*) FROM T GROUP BY k", ChangelogModeError,
                      "Table sink 'S' doesn't support consuming update and delete changes "
                      "(UPDATE_BEFORE, UPDATE_AFTER) which are produced by node 3 "
-                     "'stream-exec-group-aggregate_1'")
+                     "'stream-exec-group-aggregate_2'")
     .build())
 
 FAILING_PROGRAMS = [SINK_REFUSES_UPDATES_ON_INSERT_ONLY]

@@ -24,6 +24,8 @@ CREATE TABLE Dim (k STRING, rate INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('conne
 CREATE TABLE NoLookup (k STRING, rate INT) WITH ('connector' = 'values', 'disable-lookup' = 'true');
 CREATE TABLE Nested (id INT, r ROW<k STRING>, m MAP<STRING, STRING>, ot TIMESTAMP(3),
   WATERMARK FOR ot AS ot) WITH ('connector' = 'values');
+CREATE TABLE Tagged (id INT, k STRING, tags ARRAY<STRING>, ot TIMESTAMP(3), pt AS PROCTIME(),
+  WATERMARK FOR ot AS ot) WITH ('connector' = 'values');
 """
 
 
@@ -53,6 +55,20 @@ def test_a_key_from_a_composite_column_leaves_the_unused_composite_columns_out(e
     (left, _) = plan.inputs_of(join)
     assert list(left.row_type.names) == ["id", "ot", "$f2"]
     assert join.join_spec.left_keys == [2] and join.left_time_attribute_index == 1
+
+
+@pytest.mark.parametrize("time, prefix", [("ot", "stream-exec-temporal-join"),
+                                          ("pt", "stream-exec-lookup-join")])
+def test_a_plain_column_key_also_leaves_the_unused_composite_columns_out(env, time, prefix):
+    """One calc in front of the join, its time attributes kept."""
+    table = "Rates" if time == "ot" else "Dim"
+    plan = env.compile_sql(f"INSERT INTO Out SELECT t.id, r.rate FROM Tagged AS t JOIN {table} "
+                           f"FOR SYSTEM_TIME AS OF t.{time} AS r ON t.k = r.k")
+    join = node(plan, prefix)
+    left = plan.inputs_of(join)[0]
+    assert left.type.startswith("stream-exec-calc")
+    assert list(left.row_type.names) == ["id", "k", "ot", "pt"]
+    assert left.row_type.fields[2].rowtime and left.row_type.fields[3].proctime
 
 
 @pytest.mark.parametrize("select", ["n.r.k, r.rate", "*"])

@@ -15,6 +15,7 @@ from ..nodes.correlate import UNNEST, UNNEST_WITH_ORDINALITY, StreamExecCorrelat
 from ..types import Field, RowType, SqlType, unique_names
 from .common import QueryContext, Relation
 from .scope import Scope, ScopeField
+from .temporal_functions import table_function_call
 from .user_aggregates import check_call_arguments
 
 
@@ -30,12 +31,10 @@ class CorrelateRules:
         if isinstance(join.this, exp.Unnest):
             return self._unnest(relation, join, _join_type(join, "UNNEST(...)", refuse), ctx)
         lateral = join.this
-        call = lateral.this
-        inner = call.expressions[0] if (isinstance(call, exp.Anonymous) and call.name.upper()
-                                        == "TABLE" and len(call.expressions) == 1) else None
-        if not isinstance(inner, exp.Anonymous):
-            raise refuse(f"LATERAL {call.sql(dialect='spark')} (a LATERAL join of a table "
-                         f"function call, LATERAL TABLE(f(...)), is supported)")
+        inner = table_function_call(lateral)
+        if inner is None:
+            raise refuse(f"LATERAL {lateral.this.sql(dialect='spark')} (a LATERAL join of a "
+                         f"table function call, LATERAL TABLE(f(...)), is supported)")
         definition = self.functions.get(inner.name.lower())
         if definition is None or definition.kind != TABLE:
             what = "is not registered" if definition is None else f"is a {definition.kind} function"

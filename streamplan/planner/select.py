@@ -184,9 +184,11 @@ class SelectRules:
                 pushed = [c for c in conjuncts if not join.side and _joins_both_temporal(
                     c, relation, join.this)]
                 conjuncts = [c for c in conjuncts if all(c is not p for p in pushed)]
-                before = len(relation.scope_fields)
                 relation = self._temporal_join(relation, join, ctx, pushed, select)
-                expansion.joined(relation.scope_fields[before:])
+                # the versioned table's columns (the left side may have lost unused composite
+                # columns to the calc in front of the join)
+                versioned = join.this.alias_or_name
+                expansion.joined([f for f in relation.scope_fields if f.qualifier == versioned])
                 continue
             if isinstance(join.this, (exp.Lateral, exp.Unnest)):   # LATERAL TABLE(f(x)),
                 before = len(relation.scope_fields)

@@ -50,6 +50,14 @@ def define_temporal_table_function(name: str, table: Optional[CreateTable], tabl
     return TemporalTableFunction(name, table.name, time_attribute, tuple(primary_key))
 
 
+def table_function_call(lateral: exp.Lateral) -> Optional[exp.Anonymous]:
+    """The function call `f(...)` of `LATERAL TABLE(f(...))`; None for any other LATERAL."""
+    call = lateral.this
+    inner = call.expressions[0] if (isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE"
+                                    and len(call.expressions) == 1) else None
+    return inner if isinstance(inner, exp.Anonymous) else None
+
+
 def versioned_table_item(join: exp.Join, functions: dict[str, TemporalTableFunction]
                          ) -> Optional[exp.Join]:
     """`join` with its `LATERAL TABLE (f(o.t)) AS r` of a temporal table function `f` read as
@@ -58,10 +66,8 @@ def versioned_table_item(join: exp.Join, functions: dict[str, TemporalTableFunct
     lateral = join.this
     if not isinstance(lateral, exp.Lateral):
         return None
-    call = lateral.this
-    inner = call.expressions[0] if (isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE"
-                                    and len(call.expressions) == 1) else None
-    if not isinstance(inner, exp.Anonymous) or inner.name.lower() not in functions:
+    inner = table_function_call(lateral)
+    if inner is None or inner.name.lower() not in functions:
         return None
     function = functions[inner.name.lower()]
     if len(inner.expressions) != 1:

@@ -153,9 +153,10 @@ class TemporalJoinRules:
             remaining.append(conjunct)
         computed = [a for a, _ in pairs if not isinstance(a, exp.Column)]
         names = {id(a): left_scope.resolve(a).name for a, _ in pairs if isinstance(a, exp.Column)}
-        if computed:
-            left, computed_names = self._with_computed_keys(
-                left, computed, ctx, _referenced_outside(select, computed))
+        referenced = _referenced_outside(select, computed)
+        if computed or _unused_composites(left.node.row_type, referenced):
+            # one calc in front: the computed keys, without the unused composite columns
+            left, computed_names = self._with_computed_keys(left, computed, ctx, referenced)
             names.update(zip((id(a) for a in computed), computed_names))
         left_keys = [left.node.row_type.index(names[id(a)]) for a, _ in pairs]
         right_keys = [right.node.row_type.index(right_scope.resolve(b).name) for _, b in pairs]
@@ -172,17 +173,15 @@ class TemporalJoinRules:
                 or sum(f.rowtime for f in row.fields) > 1 or sum(f.proctime for f in row.fields) > 1):
             return relation            # (a calc keeps one time attribute of each kind)
         referenced = _referenced_outside(select, [])
-        if referenced is None or all(f.name.lower() in referenced
-                                     for f in row.fields if f.type.is_composite):
+        if not _unused_composites(row, referenced):
             return relation
-        proctime = next((f.name for f in row.fields if f.proctime), None)
-        return self._with_computed_keys(relation, [], ctx, referenced, proctime)[0]
+        return self._with_computed_keys(relation, [], ctx, referenced)[0]
 
     def _with_computed_keys(self, left: Relation, computed: list[exp.Expression],
-                            ctx: QueryContext, referenced: Optional[set[str]],
-                            proctime: Optional[str] = None) -> tuple[Relation, list[str]]:
+                            ctx: QueryContext, referenced: Optional[set[str]]
+                            ) -> tuple[Relation, list[str]]:
         """The left relation with each key expression appended as a column `$f<i>` (and those
-        columns' names; `proctime`: the column that stays the processing-time attribute). A
+        columns' names; its time attributes stay such). A
         composite column (ARRAY, MAP, ROW) the query names nowhere but in
         the keys (`referenced`; None: a `*` names every column) is left out, as Flink prunes
         every unused column below a join: the temporal join keeps rows in a Python core,
@@ -200,7 +199,7 @@ class TemporalJoinRules:
             names.append(f"$f{len(names)}")
         node = self._calc(left.node, projection, names, None, where,
                           rowtime=next((f.name for f in row.fields if f.rowtime), None),
-                          proctime=proctime)
+                          proctime=next((f.name for f in row.fields if f.proctime), None))
         fields = node.row_type.fields
         scope_fields = [ScopeField(left.scope_fields[index].qualifier,
                                    left.scope_fields[index].name, fields[position])
@@ -208,6 +207,13 @@ class TemporalJoinRules:
         scope_fields += [ScopeField("", names[i], fields[i])
                          for i in range(len(kept), len(fields))]
         return Relation(node, scope_fields, left.names), names[len(kept):]
+
+
+def _unused_composites(row: RowType, referenced: Optional[set[str]]) -> bool:
+    """Whether `row` has a composite column (ARRAY, MAP, ROW) outside `referenced` (None: a
+    `*` references every column)."""
+    return referenced is not None and any(f.type.is_composite and f.name.lower() not in referenced
+                                          for f in row.fields)
 
 
 def _referenced_outside(select: exp.Select, skipped: list[exp.Expression]) -> Optional[set[str]]:

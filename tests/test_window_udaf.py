@@ -45,7 +45,7 @@ def test_a_udaf_merges_as_sessions_merge(spark):
     run_semantic(program, spark)
 
 
-def test_a_udaf_over_a_non_time_order_is_refused_by_name(spark):
+def test_a_udaf_over_a_non_time_order_runs_with_range_and_is_refused_with_rows(spark):
     env = TableEnvironment(spark=spark)
     env.execute_sql("""
         CREATE TEMPORARY SYSTEM FUNCTION my_sum AS 'programs._functions:VarSum1AggFunction'
@@ -53,5 +53,10 @@ def test_a_udaf_over_a_non_time_order_is_refused_by_name(spark):
         CREATE TABLE T (k STRING, v INT, n INT) WITH ('connector' = 'values');
         CREATE TABLE S (k STRING, s BIGINT) WITH ('connector' = 'values',
                                                    'sink-insert-only' = 'false');""")
-    with pytest.raises(UnsupportedSqlError, match=r"my_sum\(\) OVER a non-time ORDER BY"):
-        env.compile_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY n) FROM T")
+    plan = env.compile_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY n) "
+                           "FROM T")
+    (over,) = [node for node in plan.nodes if node.type.startswith("stream-exec-over-aggregate")]
+    assert [call.function for call in over.over_spec.groups[0].agg_calls] == ["UDAF"]
+    with pytest.raises(UnsupportedSqlError, match=r"my_sum\(\) OVER a non-time ORDER BY with ROWS"):
+        env.compile_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY n ROWS "
+                        "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM T")

@@ -168,12 +168,13 @@ class OverRules:
         columns, or literals projected as constants after the input's columns (as LAG's); a
         bounded frame retracts the rows that leave it, so the function needs retract (Flink's
         bounded over functions call it). Appends its spec; returns the key of equal calls."""
-        _, order, _, (kind, _, _) = frame
+        _, order, is_rows, (kind, _, _) = frame
         field = row.fields[order]
-        if not (field.rowtime or field.proctime):
-            raise refuse(f"{call.udf.name}() OVER a non-time ORDER BY (Flink's non-time over "
-                         f"aggregate runs user-defined aggregate functions in sort order, which "
-                         f"is not implemented here)")
+        if is_rows and not (field.rowtime or field.proctime):
+            raise refuse(f"{call.udf.name}() OVER a non-time ORDER BY with ROWS (Flink's "
+                         f"NonTimeRowsUnboundedPrecedingFunction keeps a later row's aggregate "
+                         f"value where it reads accumulators, which holds only for built-in "
+                         f"aggregates whose value is their accumulator; RANGE runs them)")
         arg_list = []
         for argument in call.arguments:
             if isinstance(argument, (exp.Literal, exp.Null)) or (

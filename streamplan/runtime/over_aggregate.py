@@ -64,8 +64,8 @@ from typing import Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, plain, rows_of
-from .group_aggregate import (AVG, COUNT, MAX, MIN, SUM, AggCall, Accumulators, _apply, _decode,
-                              _encode, _initial, _result, call_value)
+from .group_aggregate import (AVG, COUNT, MAX, MIN, SUM, UDAF, AggCall, Accumulators, _apply,
+                              _decode, _encode, _initial, _result, call_value, udaf_to_state)
 from .processor import Processor
 from .rank.top_n import SortField, compare_sort_keys
 from .state_ttl import spark_ttl_ms
@@ -470,7 +470,11 @@ def flink_accumulator(call: AggCall, acc) -> object:
     retraction), which NonTimeRangeUnboundedPrecedingFunction compares (`prevAcc.equals(
     currAcc)`): Calcite plans SUM(x) OVER as COUNT(x) and $SUM0(x) (AVG likewise), so the
     non-NULL values' sum and count; Min/MaxAggFunction the value; a count its count; a
-    DISTINCT call its inner accumulators over the distinct values."""
+    DISTINCT call its inner accumulators over the distinct values; a user-defined aggregate
+    function its accumulator as its declared ACCUMULATOR_TYPE holds it (Flink compares the
+    accumulator's row)."""
+    if call.function == UDAF:
+        return udaf_to_state(call, acc)
     if call.keeps_values:
         if call.function in (MIN, MAX):
             return _result(call, acc)

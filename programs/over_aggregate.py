@@ -537,21 +537,26 @@ OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_MULTIPLE_AGGS_APPEND_MODE = _multiple_agg
 # is updated to 6: retracted as -D with its old value, the later rows updated, then the new
 # row inserted as +U; a's new row of 1 updates every later row; the NULL key's update of one of
 # its two rows of 3 updates the other. Expected rows: PyFlink 2.3 on the same rows.
+def _non_time_changelog(w_type: str):
+    """T(k, v, w) of the non-time changelog programs, `w` of `w_type`."""
+    return (SourceTestStep.new_builder("T")
+            .add_schema("k STRING", "v BIGINT", f"w {w_type}")
+            .add_option("changelog-mode", "I,UB,UA")
+            .producing_before_restore(["a", 5, 50], ["a", 2, 20], ["a", None, 1],
+                                      [None, 3, 30], [None, 3, 31])
+            .producing_after_restore(kind("-U", "a", 2, 20), kind("+U", "a", 6, 20),
+                                     ["a", 1, 10], kind("-U", None, 3, 30),
+                                     kind("+U", None, 4, 30))
+            .build())
+
+
 OVER_AGGREGATE_NON_TIME_RETRACT_ACROSS_RESTORE = (
     TableTestProgram.of("over-aggregate-non-time-retract-across-restore",
                         "ORDER BY a column that is no time attribute over a changelog: rows and "
                         "retractions after the restore update rows from before it; a NULL "
                         "partition key and a NULL sort key, two rows of one key in a micro-batch")
     .in_batches("phase")
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "v BIGINT", "w BIGINT")
-                        .add_option("changelog-mode", "I,UB,UA")
-                        .producing_before_restore(["a", 5, 50], ["a", 2, 20], ["a", None, 1],
-                                                  [None, 3, 30], [None, 3, 31])
-                        .producing_after_restore(kind("-U", "a", 2, 20), kind("+U", "a", 6, 20),
-                                                 ["a", 1, 10], kind("-U", None, 3, 30),
-                                                 kind("+U", None, 4, 30))
-                        .build())
+    .setup_table_source(_non_time_changelog("BIGINT"))
     .setup_table_sink(SinkTestStep.new_builder("S")
                       .add_schema("k STRING", "v BIGINT", "w BIGINT", "s BIGINT", "c BIGINT")
                       .add_option("sink-insert-only", "false")
@@ -610,15 +615,7 @@ OVER_AGGREGATE_UDAF_NON_TIME = (
                         "over a non-time ORDER BY (RANGE) over a changelog, across the restore")
     .in_batches("phase")
     .setup_temporary_system_function("my_sum", udfs.VarSum1AggFunction)
-    .setup_table_source(SourceTestStep.new_builder("T")
-                        .add_schema("k STRING", "v BIGINT", "w INT")
-                        .add_option("changelog-mode", "I,UB,UA")
-                        .producing_before_restore(["a", 5, 50], ["a", 2, 20], ["a", None, 1],
-                                                  [None, 3, 30], [None, 3, 31])
-                        .producing_after_restore(kind("-U", "a", 2, 20), kind("+U", "a", 6, 20),
-                                                 ["a", 1, 10], kind("-U", None, 3, 30),
-                                                 kind("+U", None, 4, 30))
-                        .build())
+    .setup_table_source(_non_time_changelog("INT"))
     .setup_table_sink(SinkTestStep.new_builder("S")
                       .add_schema("k STRING", "v BIGINT", "w INT", "my_s BIGINT", "s INT")
                       .add_option("sink-insert-only", "false")

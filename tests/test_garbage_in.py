@@ -319,6 +319,20 @@ def test_a_calc_whose_functions_field_is_no_list_is_refused_naming_it(functions)
         parse_plan(json.dumps(plan), "plan.json")
 
 
+@pytest.mark.parametrize("names", [{}, {"systemName": None, "catalogName": ""}])
+def test_a_function_without_a_name_is_refused_naming_the_field(names):
+    """A function spec names its function (systemName or catalogName): without a name the
+    calc's functions field is refused as such, not with an error of the name lookup."""
+    path = next(path for path in PLANS if '"type": "stream-exec-calc_1"' in path.read_text())
+    plan = json.loads(path.read_text())
+    calc = next(node for node in plan["nodes"] if node["type"] == "stream-exec-calc_1")
+    calc["functions"] = [{"implementation": "programs._functions:Upper", "kind": "SCALAR",
+                          "argumentTypes": ["STRING"], "resultType": "STRING", **names}]
+    with pytest.raises(PlanFormatError, match=r"^plan.json: .*functions.*systemName or its "
+                                              r"catalogName"):
+        parse_plan(json.dumps(plan), "plan.json")
+
+
 @GARBAGE
 @given(st.sampled_from(SEED_PLANS), st.one_of(
     st.integers(2, 5000).map(lambda n: "1" * n), st.text(max_size=12),

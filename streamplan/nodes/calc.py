@@ -5,7 +5,7 @@ import re
 
 from typing import Optional
 
-from pydantic import model_validator
+from pydantic import ValidationError, model_validator
 
 from ..changelog import OP_COLUMN
 from ..types import quote_identifier
@@ -37,7 +37,7 @@ class StreamExecCalc(ExecNode):
             for raw in declared:
                 try:
                     names.append(sql_name(FunctionSpec.model_validate(raw)))
-                except Exception:      # the field's own validation reports it
+                except ValidationError:    # the field's own validation reports it
                     pass
         with user_functions(names):
             return handler(data)

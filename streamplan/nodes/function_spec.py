@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
+from pydantic import model_validator
+
 from .base import PlanModel
 
 
@@ -20,6 +22,12 @@ class FunctionSpec(PlanModel):
     varargs: Optional[bool] = None           # absent: False
     result_type: str
     accumulator_type: Optional[str] = None   # AGGREGATE only: the state layout of its accumulator
+
+    @model_validator(mode="after")
+    def _named(self) -> "FunctionSpec":
+        if not self.system_name and not self.catalog_name:
+            raise ValueError("a function needs its systemName or its catalogName")
+        return self
 
     @property
     def identity(self) -> str:

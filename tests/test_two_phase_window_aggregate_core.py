@@ -15,7 +15,8 @@ from streamplan.runtime.two_phase_window_aggregate import (
     local_combine, processor_class, to_columns)
 from streamplan.runtime.window_aggregate import (CUMULATE, HOP, TUMBLE, WINDOW_AGGS, WINDOW_END,
                                                  WINDOW_START, SliceAssigner, WindowAggCore,
-                                                 WindowAggParams, spark_timer, state_layout)
+                                                 WindowAggParams, WindowedSliceAssigner,
+                                                 spark_timer, state_layout)
 from test_window_aggregate_core import AFTER, BEFORE, CALLS, S, at, run_phases
 from tws_standin import ExpiredTimerInfo, Handle, Store, TimerValues
 
@@ -142,3 +143,48 @@ def test_a_stale_timer_does_not_fire_a_window_again():
     assert [(row["window_end"], row["cnt"]) for row in first] == [(at(5), 1), (at(10), 2)]
     stale = list(processor.handleExpiredTimer(("a",), values, ExpiredTimerInfo(spark_timer(10 * S))))
     assert stale == []
+
+
+# --- the final phase of a split distinct window aggregate (WindowAttached) ----------------------
+FINAL_CALLS = (AggCall("SUM0", 3, False, "BIGINT NOT NULL"), AggCall("SUM", 4, False, "INT"))
+
+
+@pytest.mark.parametrize("window, start", [(SliceAssigner(TUMBLE, 5 * S, 5 * S), 5 * S),
+                                           (SliceAssigner(HOP, 10 * S, 5 * S), 0),
+                                           (SliceAssigner(CUMULATE, 15 * S, 5 * S), 0)])
+def test_the_final_phase_merges_fired_windows_it_gets_after_their_end(window, start):
+    """The partial rows of a window (one per bucket) come from a window that fired, so the
+    watermark is past the window's end when they arrive: over fired windows nothing is late.
+    The local aggregate takes each row's slice from its window end; the global one keeps the
+    window as its slice (WindowedSliceAssigner), sums the partial counts with $SUM0 and gives
+    the window's start by the window's own assigner."""
+    end = 10 * S
+    # the calc after the partial aggregate: key, window_start, window_end, count, sum
+    partials = [("a", at((end - 5 * S) // S), at(end // S), 2, 7),
+                ("a", at((end - 5 * S) // S), at(end // S), 1, None),
+                ("b", at((end - 5 * S) // S), at(end // S), 0, None)]
+    local = LocalWindowAggParams((0,), FINAL_CALLS, window, 2, window_attached=True)
+    combined = local_combine(local, [(RowKind.INSERT, row) for row in partials])
+    assert [(key, slice_end) for key, slice_end, _ in combined] == [(("a",), end), (("b",), end)]
+    glob = GlobalWindowAggCore(GlobalWindowAggParams(
+        1, FINAL_CALLS, WindowedSliceAssigner(window), 1 + column_count(FINAL_CALLS),
+        (WINDOW_START, WINDOW_END), drop_late_rows=False))
+    watermark, out = end + 3 * S, []
+    for key, slice_end, acc in combined:
+        slices, timers = {}, set()
+        assert glob.process(slices, timers, set(), RowKind.INSERT,
+                            (*key, *to_columns(acc, FINAL_CALLS), slice_end), watermark)
+        assert timers == {end} and list(slices) == [end]
+        glob.fire_due(key, slices, timers, set(), watermark, out)
+        assert slices == {} and timers == set()        # a window is its own slice: cleared
+    assert [row for _, row in out] == [("a", 3, 7, at(start // S), at(end // S)),
+                                       ("b", 0, None, at(start // S), at(end // S))]
+
+
+def test_the_sliced_global_aggregate_still_drops_what_fired():
+    """drop_late_rows stays on for the global aggregate over sliced rows: a row of a slice
+    whose last window fired is dropped, as before."""
+    window = SliceAssigner(TUMBLE, 5 * S, 5 * S)
+    glob = GlobalWindowAggCore(GlobalWindowAggParams(1, FINAL_CALLS, window, 4,
+                                                     (WINDOW_START, WINDOW_END)))
+    assert not glob.process({}, set(), set(), RowKind.INSERT, ("a", 1, 1, 1, 1, 5 * S), 6 * S)

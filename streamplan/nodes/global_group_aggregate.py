@@ -21,8 +21,9 @@ from .metadata import exec_node
 
 
 class GlobalAggCallSpec(AggCallSpec):
-    """A global aggregate's call: also $SUM0, the final aggregate of a split COUNT (Flink's
-    split distinct aggregation under mini-batch, planner/split_distinct.py)."""
+    """A call of the global group aggregate and of the local and global window aggregates:
+    also $SUM0, the final aggregate of a split COUNT (Flink's split distinct aggregation under
+    mini-batch or in a window aggregate, planner/split_distinct.py)."""
     function: Literal["COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG", "UDAF", "WELFORD_M2"]
 
     @classmethod

@@ -52,6 +52,15 @@ class WindowAttachedStrategy(PlanModel):
         return f"{WINDOW_KINDS[self.window.type]}({', '.join(parts)})"
 
 
+def reads_fired_windows(ctx, node) -> bool:
+    """Whether the node's input rows are a window aggregate's (through calcs): fired windows,
+    never late for it (runtime/window_buffer.py)."""
+    (node,) = ctx.plan.inputs_of(node)
+    while isinstance(node, StreamExecCalc):
+        (node,) = ctx.plan.inputs_of(node)
+    return isinstance(node, FiredWindows)
+
+
 class WindowAttachedNode(KeyedNode):
     """What the window rank and the window deduplicate share: the windowing, the input
     check, event-time timers, insert-only in and out."""
@@ -88,18 +97,10 @@ class WindowAttachedNode(KeyedNode):
         # time attributes (the only ones here) do not shift by it (window_table_function.py).
         return {"local_time_zone": config.get(LOCAL_TIME_ZONE)}
 
-    def fed_by_window_aggregate(self, ctx) -> bool:
-        """Whether the input rows are a window aggregate's (through calcs): fired windows,
-        never late for this node (runtime/window_buffer.py)."""
-        (node,) = ctx.plan.inputs_of(self)
-        while isinstance(node, StreamExecCalc):
-            (node,) = ctx.plan.inputs_of(node)
-        return isinstance(node, FiredWindows)
-
     def run_params(self, ctx, input_row):
         ctx.options(self)                # reads (and so checks) the persisted options
         return replace(self.runtime_params(input_row),
-                       drop_late_rows=not self.fed_by_window_aggregate(ctx))
+                       drop_late_rows=not reads_fired_windows(ctx, self))
 
     @property
     def time_mode(self) -> str:

@@ -21,6 +21,7 @@ from ..nodes.window_aggregate import (NamedWindowProperty, StreamExecWindowAggre
                                       WindowAggCallSpec, WindowingStrategy, WindowSpec)
 from ..nodes.global_window_aggregate import (SliceAttachedWindowingStrategy,
                                              StreamExecGlobalWindowAggregate)
+from ..nodes.global_group_aggregate import GlobalAggCallSpec
 from ..nodes.local_group_aggregate import accumulator_fields, accumulator_text
 from ..nodes.local_window_aggregate import (SLICE_END, StreamExecLocalWindowAggregate,
                                             local_window_row)
@@ -246,25 +247,26 @@ class WindowRules:
                 and self.config.get(AGG_PHASE_STRATEGY) != "ONE_PHASE" \
                 and not any(call.function in ORDERED_FUNCTIONS for call in specs) \
                 and not without_merge(specs):
-            return self._local_global_window(node, key_count, specs, windowing, properties,
-                                             output, key_names, property_texts)
+            return self._local_global_window(node, list(range(key_count)), specs, windowing,
+                                             properties, output, key_names, property_texts)
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
                         agg_calls=[WindowAggCallSpec.model_validate(spec, from_attributes=True)
                                    for spec in specs], windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
                         description=description)
 
-    def _local_global_window(self, node, key_count: int, specs, windowing: WindowingStrategy,
-                             properties, output: RowType, key_names: list[str],
-                             property_texts: list[str]):
+    def _local_global_window(self, node, grouping: list[int], specs,
+                             windowing: WindowingStrategy, properties, output: RowType,
+                             key_names: list[str], property_texts: list[str]):
         """Flink's TwoStageOptimizedWindowAggregateRule: unless the phase strategy is
         ONE_PHASE, an event-time aggregate of an aligned window (TUMBLE, HOP, CUMULATE; every
         call here merges) is a local window aggregate and a global one, described as Flink
-        describes them."""
+        describes them. `grouping`: the group keys' input columns."""
         from .aggregate_rule import _agg_text
 
+        key_count = len(grouping)
         pre_row = node.row_type
-        local_row = local_window_row(pre_row, list(range(key_count)), specs)
+        local_row = local_window_row(pre_row, grouping, specs)
         accs = accumulator_fields(specs, pre_row)
         group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
         window = windowing.window
@@ -272,8 +274,8 @@ class WindowRules:
             f"{_agg_text(spec, pre_row).rpartition(' AS ')[0]} AS {accumulator_text(own)}"
             for spec, own in zip(specs, accs)] + [f"COUNT(*) AS {accs[-1][0].name}",
                                                   f"slice_end('w$) AS {SLICE_END}"])
-        local = self.add(StreamExecLocalWindowAggregate, [node], grouping=list(range(key_count)),
-                         agg_calls=specs, windowing=windowing, output_type=local_row.text,
+        local = self.add(StreamExecLocalWindowAggregate, [node], grouping=grouping,
+                         agg_calls=GlobalAggCallSpec.of(specs), windowing=windowing, output_type=local_row.text,
                          description=f"LocalWindowAggregate({group_by}window=["
                                      f"{window.describe(pre_row.names[windowing.time_attribute_index])}"
                                      f"], select=[{local_select}])")
@@ -284,7 +286,7 @@ class WindowRules:
         slice_end = len(local_row.fields) - 1
         described = window.describe(SLICE_END).replace("time_col=", "slice_end=", 1)
         return self.add(StreamExecGlobalWindowAggregate, [local], grouping=list(range(key_count)),
-                        agg_calls=specs,
+                        agg_calls=GlobalAggCallSpec.of(specs),
                         windowing=SliceAttachedWindowingStrategy(window=window,
                                                                  slice_end=slice_end),
                         named_window_properties=properties,
@@ -298,6 +300,16 @@ def _window_column(key: exp.Expression, relation: Relation) -> Optional[str]:
             not key.table or key.table in relation.names):
         return key.name
     return None
+
+
+def splits_no_distinct(relation: Relation, keys: list[exp.Expression]) -> bool:
+    """Flink's SplitAggregateRule leaves a window aggregate of a SESSION or processing-time
+    window unsplit: an aggregate grouped by such a window's window_start and window_end, whether
+    it is planned as a window aggregate or over the window TVF's rows."""
+    window = relation.window
+    if window is None or not (window.spec.is_session or window.proctime):
+        return False
+    return {"window_start", "window_end"} <= {_window_column(key, relation) for key in keys}
 
 
 def uses_window_column(expression: exp.Expression, relation: Relation) -> Optional[str]:

@@ -8,6 +8,10 @@ aggregate unless 'table.optimizer.agg-phase-strategy' is ONE_PHASE
   for the global aggregate to judge). Flink flushes its buffer when the watermark may fire a
   window and before a checkpoint; on Spark the buffer is the micro-batch's partition, and each
   (key, slice end) becomes one row: the keys, the accumulators as columns, `$slice_end`;
+* over fired windows (`WindowAttached` windowing: split distinct aggregation's final phase,
+  planner/split_distinct.py) a row's slice is its window, whose end it carries: the local
+  aggregate reads it from the row, the global one keeps a window as its slice
+  (`WindowedSliceAssigner`) and drops nothing, since every row comes from a window that fired;
 * the global window aggregate (StreamExecGlobalWindowAggregate, the slicing window operator
   with a `GlobalAggCombiner`) is the window aggregate of runtime/window_aggregate.py whose
   rows are accumulators with their slice end (`SliceAssigners.sliced`): a row merges into its
@@ -29,7 +33,7 @@ from typing import Any, Iterable, Iterator
 from ..changelog import OP_COLUMN, RowKind
 from ..errors import ExecutionError
 from .batch_rows import normalized
-from .group_aggregate import AVG, SUM, UDAF, AggCall, udaf_from_state, udaf_to_state
+from .group_aggregate import AVG, SUM, SUM0, UDAF, AggCall, udaf_from_state, udaf_to_state
 from .processor import Processor
 from .timestamps import to_millis
 from .window_aggregate import (SliceAssigner, WindowAccumulators, WindowAggCore, WindowAggParams,
@@ -40,7 +44,7 @@ __all__ = ["state_layout", "processor_class", "LocalWindowAggParams", "GlobalWin
 
 
 def _packed(call: AggCall) -> bool:
-    return call.distinct or call.function not in (SUM, AVG, "COUNT")
+    return call.distinct or call.function not in (SUM, AVG, SUM0, "COUNT")
 
 
 def to_columns(acc: list, calls: tuple[AggCall, ...]) -> tuple:
@@ -91,7 +95,8 @@ class LocalWindowAggParams:
     grouping: tuple[int, ...]          # input indexes of the group keys
     calls: tuple[AggCall, ...]         # arguments and filters index the input row
     assigner: SliceAssigner
-    rowtime_index: int
+    rowtime_index: int                 # the time attribute, or (WindowAttached) the window end
+    window_attached: bool = False      # the row's window end is its slice end
 
 
 def local_combine(params: LocalWindowAggParams, rows: Iterable[tuple[RowKind, tuple]]
@@ -106,8 +111,10 @@ def local_combine(params: LocalWindowAggParams, rows: Iterable[tuple[RowKind, tu
                                  f"input must be insert-only")
         time = row[params.rowtime_index]
         if time is None:
-            raise ExecutionError("local window aggregate: a row with a NULL time attribute")
-        slice_end = params.assigner.assign_slice_end(to_millis(time))
+            raise ExecutionError(f"local window aggregate: a row with a NULL "
+                                 f"{'window end' if params.window_attached else 'time attribute'}")
+        slice_end = (to_millis(time) if params.window_attached
+                     else params.assigner.assign_slice_end(to_millis(time)))
         key = tuple(row[index] for index in params.grouping)
         acc = buffer.get((key, slice_end))
         if acc is None:

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
-from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, UDAF, WELFORD_M2,
+from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, SUM0, UDAF, WELFORD_M2,
                               AggCall, _result, apply_welford, call_value, merge_welford,
                               running_sum, udaf_from_state, udaf_state_ddl, udaf_to_state)
 from .processor import Processor
@@ -147,6 +147,42 @@ class SliceAssigner:
         return None
 
 
+@dataclass(frozen=True)
+class WindowedSliceAssigner:
+    """Flink's WindowedSliceAssigner (`WindowAttached` windowing of a two-phase aggregate over
+    fired windows): a row carries its window's end, and each window is a slice of its own, so
+    nothing is shared, merged or triggered after it. `inner` is the window's own assigner:
+    it gives a window's start and tells window ends apart from re-armed timers."""
+
+    inner: SliceAssigner
+    shared = False
+
+    @property
+    def slice_size(self) -> int:
+        return self.inner.slice_size
+
+    def assign_slice_end(self, timestamp: int) -> int:
+        return self.inner.assign_slice_end(timestamp)
+
+    def window_start(self, window_end: int) -> int:
+        return self.inner.window_start(window_end)
+
+    def last_window_end(self, slice_end: int) -> int:
+        return slice_end
+
+    def merge(self, window_end: int) -> tuple[Optional[int], list[int]]:
+        return window_end, []
+
+    def merge_target(self, slice_end: int) -> int:
+        return slice_end
+
+    def expired_slices(self, window_end: int) -> list[int]:
+        return [window_end]
+
+    def next_trigger_window(self, window_end: int, empty: bool) -> Optional[int]:
+        return None
+
+
 def fired(window_end: int, watermark: int) -> bool:
     """TimeWindowUtil.isWindowFired on UTC time: the window's timer (end - 1) is due."""
     return watermark >= window_end - 1
@@ -160,6 +196,7 @@ class WindowAggParams:
     rowtime_index: int
     properties: tuple[str, ...]        # WindowStart / WindowEnd / WindowTime, in output order
     event_time: bool = True            # False: a processing-time window (timers on the clock)
+    drop_late_rows: bool = True        # False: the rows are fired windows (WindowAttached)
 
     def current_time(self, timer_values) -> int:
         """What fires windows: the watermark, or on processing time the batch's stamp."""
@@ -203,6 +240,8 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
     if call.function in (SUM, AVG):
         total, count = acc
         return [running_sum(call, total, value), count + 1]
+    if call.function == SUM0:          # Flink's Sum0AggFunction: from 0, one value
+        return acc + value
     if call.function == MIN:
         return value if acc is None or value < acc else acc
     if call.function == MAX:
@@ -302,7 +341,7 @@ class WindowAggCore(WindowAccumulators):
             raise NotInsertOnlyError(f"window aggregate: a {kind.short} row reached it; its input "
                                      f"must be insert-only")
         slice_end = self.slice_end(row, watermark)
-        if fired(slice_end, watermark):
+        if fired(slice_end, watermark) and self.p.drop_late_rows:
             if fired(self.assigner.last_window_end(slice_end), watermark):
                 return False
             target = self.assigner.merge_target(slice_end)
@@ -388,7 +427,7 @@ def state_layout(grouping_ddl: str, calls: tuple[AggCall, ...], arg_ddls: list[O
             fields.append(f"a{index}: STRUCT<total: {total}, count: BIGINT>")
         elif call.function == WELFORD_M2:
             fields.append(f"a{index}: STRUCT<n: BIGINT, mean: DOUBLE, m2: DOUBLE>")
-        elif call.function in _SINGLE_VALUE:
+        elif call.function in (*_SINGLE_VALUE, SUM0):
             fields.append(f"a{index}: {arg}")
         else:
             fields.append(f"a{index}: BIGINT")

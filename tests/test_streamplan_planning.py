@@ -620,6 +620,100 @@ def test_split_distinct_variants_not_run_as_flink_are_refused_by_name(spark, que
         split_env(spark, **options).compile_sql("INSERT INTO SS " + query)
 
 
+WINDOW_SPLIT_DDL = """
+CREATE TABLE WT (k STRING, v INT, c STRING, d INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'values');
+CREATE TABLE WS (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, t INT, dc BIGINT)
+  WITH ('connector' = 'values', 'sink-insert-only' = 'false');
+"""
+WINDOW_SPLIT_SQL = ("INSERT INTO WS SELECT k, window_start, window_end, COUNT(*), SUM(v), "
+                    "COUNT(DISTINCT c) FROM TABLE({window}) GROUP BY k, window_start, window_end")
+CUMULATE_WT = "CUMULATE(TABLE WT, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)"
+
+
+def window_split_env(spark, **options):
+    environment = TableEnvironment(spark=spark)
+    environment.config.set("table.optimizer.distinct-agg.split.enabled", "true")
+    for key, value in options.items():
+        environment.config.set(key, value)
+    environment.execute_sql(WINDOW_SPLIT_DDL)
+    return environment
+
+
+def test_a_split_window_aggregate_is_a_partial_and_a_final_window_aggregate(spark):
+    """Flink's SplitAggregateRule over a two-phase window aggregate: a bucket of the distinct
+    argument, a partial local/global window aggregate by the keys and the bucket, a calc that
+    puts the window's bounds after the keys, and a final local/global window aggregate with
+    WindowAttached windowing ($SUM0 of the partial counts)."""
+    plan = window_split_env(spark).compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+    types = [node.type for node in plan.nodes]
+    assert types[-7:] == [
+        "stream-exec-local-window-aggregate_1", "stream-exec-global-window-aggregate_1",
+        "stream-exec-calc_1", "stream-exec-local-window-aggregate_1",
+        "stream-exec-global-window-aggregate_1", "stream-exec-calc_1", "stream-exec-sink_1"]
+    partial_local, partial_global, calc, final_local, final_global = plan.nodes[-7:-2]
+    assert partial_local.grouping == [0, 4]          # k and the bucket of c
+    assert partial_global.windowing.strategy == "SliceAttached"
+    assert list(calc.row_type.names[:3]) == ["k", "window_start", "window_end"]
+    assert (final_local.windowing.strategy, final_local.windowing.window_start,
+            final_local.windowing.window_end) == ("WindowAttached", 1, 2)
+    assert final_local.row_type.names[-1] == "$window_end"
+    assert [c.function for c in final_global.agg_calls] == ["SUM0", "SUM", "SUM0"]
+    assert final_global.windowing.window_start == -1
+    assert final_global.windowing.window.type == "CumulativeWindow"
+    assert "CUMULATE(win_end=[$window_end], max_size=[15 s], step=[5 s])" in \
+        final_global.description
+    # the plan's JSON loads back to the same plan
+    assert parse_plan(plan.to_json_text()).to_json_text() == plan.to_json_text()
+
+
+def test_windowattached_aggregates_refuse_an_input_that_is_not_fired_windows(spark):
+    """Over fired windows no row is late, so a plan that gives WindowAttached windowing any
+    other input is refused when it runs, naming the node: the final local aggregate over the
+    source, the final global one over the sliced local aggregate."""
+    from types import SimpleNamespace
+
+    plan = window_split_env(spark).compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+    partial_local, _, _, final_local, final_global = plan.nodes[-7:-2]
+
+    def fed(node):
+        return SimpleNamespace(plan=SimpleNamespace(inputs_of=lambda _: [node]))
+    with pytest.raises(PlanFormatError, match=rf"node {final_local.id} .*WindowAttached "
+                                              r"windowing aggregates fired windows"):
+        final_local.translate(fed(plan.nodes[0]), [None])
+    with pytest.raises(PlanFormatError, match=rf"node {final_global.id} .*its input must be a "
+                                              r"local window aggregate with WindowAttached"):
+        final_global.run_params(fed(partial_local), final_local.row_type)
+
+
+def test_a_one_phase_window_split_is_refused_by_name(spark):
+    with pytest.raises(UnsupportedSqlError, match="window aggregate with table.optimizer."
+                                                  "agg-phase-strategy ONE_PHASE"):
+        window_split_env(spark, **{"table.optimizer.agg-phase-strategy": "ONE_PHASE"}) \
+            .compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+
+
+@pytest.mark.parametrize("window, aggregate", [
+    ("SESSION(TABLE WT PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)",
+     "stream-exec-window-aggregate_1"),
+    ("SESSION(TABLE WT, DESCRIPTOR(ts), INTERVAL '5' SECOND)", "stream-exec-group-aggregate_2"),
+])
+def test_a_session_window_aggregate_is_not_split(spark, window, aggregate):
+    """Flink's SplitAggregateRule leaves session windows (and their TVF's group aggregate)
+    unsplit: one aggregate with its distinct call, as without the option."""
+    plan = window_split_env(spark).compile_sql(WINDOW_SPLIT_SQL.format(window=window))
+    (node,) = [node for node in plan.nodes if "aggregate" in node.type]
+    assert node.type == aggregate
+    assert [call.distinct for call in node.agg_calls] == [False, False, True]
+
+
+def test_a_window_split_needing_two_buckets_is_refused_by_name(spark):
+    with pytest.raises(UnsupportedSqlError, match="calls over two hashed arguments"):
+        window_split_env(spark).compile_sql(
+            "INSERT INTO WS SELECT k, window_start, window_end, COUNT(DISTINCT d), 0, "
+            f"COUNT(DISTINCT c) FROM TABLE({CUMULATE_WT}) GROUP BY k, window_start, window_end")
+
+
 @pytest.mark.parametrize("value, flink", [
     (-5_000_000_000, 705032702), (7, 7), (-1, 0),              # PyFlink 2.3's HASH_CODE
     (9_223_372_036_854_775_807, -2147483648), (-9_223_372_036_854_775_808, -2147483648)])

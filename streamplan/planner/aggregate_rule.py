@@ -29,7 +29,7 @@ from .field_access import field_name
 from .common import QueryContext, Relation, _column, _dedupe
 from .scope import Scope, ScopeField, plain_column, spark_sql
 from .variance import reduce_variance
-from .windows import uses_window_column
+from .windows import splits_no_distinct, uses_window_column
 
 
 class AggregateRules(SplitDistinctRules):
@@ -47,6 +47,7 @@ class AggregateRules(SplitDistinctRules):
         grouping = grouping_sets(list(group.expressions) if group else [],
                                  lambda key: spark_sql(scope.rewrite(key)), ctx)
         window_keys: list[str] = []
+        unsplit = splits_no_distinct(relation, list(grouping.keys))
         if relation.window is not None:
             split = self._window_aggregate(relation, list(grouping.keys), ctx)
             if split is None:               # a group aggregate over the window TVF's rows
@@ -184,7 +185,7 @@ class AggregateRules(SplitDistinctRules):
         need_retraction = self.modes[node.id] != frozenset({RowKind.INSERT})
         grouped = ", ".join(out_names[:key_count])
         selected = ", ".join(out_names[:key_count] + [_agg_text(spec, pre_row) for spec in specs])
-        split = self._distinct_split(specs, relation, ctx)
+        split = not unsplit and self._distinct_split(specs, relation, ctx)
         if relation.window is not None:
             kind = relation.window.spec.type
             refuse_ordered([spec for spec in specs if spec.function == "LISTAGG"
@@ -195,10 +196,14 @@ class AggregateRules(SplitDistinctRules):
                            f"only", ctx)
             check_user_functions_in_window(specs, kind, ctx)
             time_index = pre_row.index(time_name)
-            agg = self._add_window_aggregate(node, relation, key_count, specs, window_keys,
-                                             out_names[:key_count] + [
-                                                 _agg_text(spec, pre_row) for spec in specs],
-                                             out_names[:key_count], time_index)
+            if split:
+                agg = self._split_window_distinct(node, relation, key_count, specs, window_keys,
+                                                  out_names[:key_count], time_index, ctx)
+            else:
+                agg = self._add_window_aggregate(node, relation, key_count, specs, window_keys,
+                                                 out_names[:key_count] + [
+                                                     _agg_text(spec, pre_row) for spec in specs],
+                                                 out_names[:key_count], time_index)
             output = agg.row_type
         elif split:
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
@@ -283,12 +288,15 @@ class AggregateRules(SplitDistinctRules):
         if not (self.config.get(DISTINCT_AGG_SPLIT_ENABLED) and any(s.distinct for s in specs)
                 and splittable(specs)):
             return False
-        if relation.window is not None:
-            raise UnsupportedSqlError(
-                "a distinct aggregate with table.optimizer.distinct-agg.split.enabled in a "
-                "window aggregate (Flink's SplitAggregateRule there plans a partial and a final "
-                "window aggregate: not implemented; a group aggregate splits)",
-                ctx.position.line, ctx.position.column, ctx.position.source)
+        if relation.window is not None:      # SESSION and processing time: never split
+            if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
+                raise UnsupportedSqlError(
+                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled in a "
+                    "window aggregate with table.optimizer.agg-phase-strategy ONE_PHASE (Flink "
+                    "plans a partial and a final stream-exec-window-aggregate there: not "
+                    "implemented; AUTO and TWO_PHASE split into two-phase window aggregates)",
+                    ctx.position.line, ctx.position.column, ctx.position.source)
+            return True
         if self.config.get(MINIBATCH_ENABLED):
             if not self._two_phase(ctx, specs):
                 raise UnsupportedSqlError(

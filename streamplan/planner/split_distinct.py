@@ -16,11 +16,27 @@ Under mini-batch the two aggregates are a partial local aggregate, an incrementa
 partial global and the final local aggregate in one: Flink's IncrementalAggregateRule,
 nodes/incremental_group_aggregate.py) and a final global one.
 
+A window aggregate (event-time TUMBLE, HOP, CUMULATE in two phases) splits the same way: the
+partial window aggregate groups by the keys and the bucket and fires each window as usual;
+a calc puts the window's start and end after the keys; the final one, a local and a global
+window aggregate with `WindowAttached` windowing, aggregates each fired window's partial rows
+by the original keys (nodes/global_window_aggregate.py).
+
+    COUNT(*), COUNT(DISTINCT c) GROUP BY a, window_start, window_end  (TUMBLE 5 s)
+      -> Calc(a, c, t, MOD(HASH_CODE(c), 1024) AS $f3)
+      -> LocalWindowAggregate(groupBy=[a, $f3], TUMBLE(time_col=[t]), COUNT(*), COUNT(DISTINCT c))
+      -> GlobalWindowAggregate(groupBy=[a, $f3], TUMBLE(slice_end=[$slice_end]), ...)
+      -> Calc(a, window_start, window_end, $f3, $f4, $f5)
+      -> LocalWindowAggregate(groupBy=[a], TUMBLE(win_start=[window_start], win_end=[window_end]),
+                              $SUM0($f4), $SUM0($f5))
+      -> GlobalWindowAggregate(groupBy=[a], TUMBLE(win_end=[$window_end]), $SUM0, $SUM0)
+
 The buckets only spread the partial aggregate's keys: every value of an argument lands in one
 bucket, so the results are the same whatever the hash. HASH_CODE is Flink's for the integer
 types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned
 here, each refused by name: AVG (Flink splits it into $SUM0 and COUNT and divides after),
-LISTAGG, a split in a window aggregate or under mini-batch with
+LISTAGG, a split in a window aggregate of one phase, or of calls needing two buckets, or under
+mini-batch with
 `table.optimizer.incremental-agg-enabled` false, and FIRST_VALUE / LAST_VALUE
 (`refuse_unsplit`). The final aggregate's changelog depends on the order in which the partial
 one hands on the copies of a row (one a bucket set): Flink's emits them in the expand's order,
@@ -35,10 +51,16 @@ from typing import Optional
 from ..errors import UnsupportedSqlError
 from ..nodes.expand import StreamExecExpand
 from ..nodes.global_group_aggregate import GlobalAggCallSpec, StreamExecGlobalGroupAggregate
+from ..nodes.global_window_aggregate import (StreamExecGlobalWindowAggregate,
+                                             WindowEndAttachedStrategy)
 from ..nodes.group_aggregate import GroupAggCallSpec, StreamExecGroupAggregate
 from ..nodes.incremental_group_aggregate import StreamExecIncrementalGroupAggregate
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
+from ..nodes.local_window_aggregate import (WINDOW_END, StreamExecLocalWindowAggregate,
+                                            local_window_row)
+from ..nodes.window_aggregate import NamedWindowProperty, WindowingStrategy
+from ..nodes.window_rank import WindowAttachedStrategy
 from ..options import MINIBATCH_ENABLED
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from .aggregates import result_type
@@ -131,16 +153,16 @@ def hash_code(column: str, sql_type: SqlType, where: str) -> str:
 
 
 class SplitDistinctRules:
-    """Flink's SplitAggregateRule for group aggregates; a mixin of PlanBuilder (builder.py)."""
+    """Flink's SplitAggregateRule for group and window aggregates; a mixin of PlanBuilder
+    (builder.py)."""
 
-    def _split_distinct(self, node, key_count: int, specs: list[GroupAggCallSpec],
-                        out_names: list[str], output: RowType, need_retraction: bool,
-                        ttls: list[int], ctx: QueryContext):
-        where = str(ctx.position)
-        refuse_unsplit(specs, ctx)
+    def _buckets(self, node, key_count: int, specs: list[GroupAggCallSpec], where: str,
+                 rowtime: Optional[str] = None):
+        """STEP 1: a bucket column (MOD(HASH_CODE(x), 1024)) per hashed argument, after the
+        input's columns: the calc (or the node itself when nothing is hashed) and each hashed
+        argument's bucket column. `rowtime`: the column that stays the time attribute."""
         row = node.row_type
         keys = frozenset(range(key_count))
-        # STEP 1: a bucket column per hashed argument, after the input's columns
         hashed = sorted({a for spec in specs if _needs_hash(spec) for a in spec.arg_list} - keys)
         bucket_of: dict[int, int] = {}
         if hashed:
@@ -151,8 +173,107 @@ class SplitDistinctRules:
                 names.append(_dedupe(names + [f"$f{len(names)}"])[-1])
                 code = hash_code(quote_identifier(row.names[arg]), row.fields[arg].type, where)
                 projection.append(f"MOD({code}, {BUCKETS})")
-            node = self._calc(node, projection, names, None, where)
-            row = node.row_type
+            node = self._calc(node, projection, names, None, where, rowtime=rowtime)
+        return node, bucket_of
+
+    def _split_window_distinct(self, node, relation, key_count: int,
+                               specs: list[GroupAggCallSpec], window_keys: list[str],
+                               key_names: list[str], time_index: int, ctx: QueryContext):
+        """A split window aggregate (module doc): the partial window aggregate by the keys and
+        the bucket, the calc, the final local and global window aggregates over the fired
+        windows, whose output is the unsplit window aggregate's."""
+        from .aggregate_rule import _agg_text
+        from .windows import WINDOW_COLUMNS, window_property_fields
+
+        where = str(ctx.position)
+        refuse_unsplit(specs, ctx)
+        node, bucket_of = self._buckets(node, key_count, specs, where,
+                                        rowtime=node.row_type.names[time_index])
+        if len(bucket_of) > 1:
+            raise UnsupportedSqlError(
+                "calls over two hashed arguments with table.optimizer.distinct-agg.split.enabled "
+                "in a window aggregate (Flink expands each row into a copy per bucket there: not "
+                "implemented for window aggregates; a group aggregate splits so)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
+        row = node.row_type
+        spec = relation.window.spec
+        windowing = WindowingStrategy(window=spec, time_attribute_index=time_index)
+        grouping = list(range(key_count)) + sorted(bucket_of.values())
+        group_names = [row.names[i] for i in grouping]
+        # the partial window aggregate: the calls as they are, by the keys and the bucket
+        names = list(group_names)
+        partial_calls = []
+        for call in specs:
+            names.append(_dedupe(names + [f"$f{len(names)}"])[-1])
+            arg_type = row.fields[call.arg_list[0]].type if call.arg_list else None
+            partial_calls.append(call.model_copy(update={
+                "name": names[-1], "type": result_type(call.function, arg_type).text}))
+        bounds = ["window_start", "window_end"]
+        by_name = {f.name: f for f in window_property_fields()}
+        partial_row = RowType(tuple(Field(n, row.fields[i].type) for n, i in zip(names, grouping))
+                              + tuple(Field(c.name, parse_type(c.type)) for c in partial_calls)
+                              + tuple(by_name[name] for name in bounds))
+        partial = self._local_global_window(
+            node, grouping, partial_calls, windowing,
+            [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name]) for name in bounds],
+            partial_row, group_names, ["start('w$) AS window_start", "end('w$) AS window_end"])
+        # the calc: the keys, the window's bounds, the buckets, the partial results
+        partial_out = partial.row_type.names
+        order = (list(range(key_count)) + [len(partial_out) - 2, len(partial_out) - 1]
+                 + list(range(key_count, len(partial_out) - 2)))
+        calc_names = _dedupe([partial_out[i] for i in order])
+        calc = self._calc(partial, [quote_identifier(partial_out[i]) for i in order], calc_names,
+                          None, where)
+        calc_row = calc.row_type
+        first_result = len(grouping) + 2
+        final_calls = GlobalAggCallSpec.of([
+            GroupAggCallSpec(name=call.name, function=_FINAL[call.function],
+                             arg_list=[first_result + i], type=call.type)
+            for i, call in enumerate(specs)])
+        # the final local and global window aggregates over the fired windows
+        local_row = local_window_row(calc_row, list(range(key_count)), final_calls, WINDOW_END)
+        accs = accumulator_fields(final_calls, calc_row)
+        group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
+        kind, sized = spec.describe("")[:-1].split("(time_col=[], ", 1)   # TUMBLE, size=[5 s]
+        local_select = ", ".join(key_names + [
+            f"{_agg_text(call, calc_row).rpartition(' AS ')[0].replace('SUM0', '$SUM0')} AS "
+            f"{accumulator_text(own)}" for call, own in zip(final_calls, accs)]
+            + [f"slice_end('w$) AS {WINDOW_END}"])
+        local = self.add(
+            StreamExecLocalWindowAggregate, [calc], grouping=list(range(key_count)),
+            agg_calls=final_calls,
+            windowing=WindowAttachedStrategy(window=spec, window_start=key_count,
+                                             window_end=key_count + 1),
+            output_type=local_row.text,
+            description=f"LocalWindowAggregate({group_by}window=[{kind}(win_start=[window_start], "
+                        f"win_end=[window_end], {sized})], select=[{local_select}])")
+        fields = ([Field(f.name, f.type) for f in calc_row.fields[:key_count]]
+                  + [Field(call.name, parse_type(call.type)) for call in specs]
+                  + [by_name[name] for name in window_keys])
+        global_select = ", ".join(key_names + [
+            f"{_FINAL[call.function].replace('SUM0', '$SUM0')}({accumulator_text(own)}) AS "
+            f"{call.name}" for call, own in zip(specs, accs)] + [
+            f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
+            f"('w$) AS {n}" for n in window_keys])
+        return self.add(
+            StreamExecGlobalWindowAggregate, [local], grouping=list(range(key_count)),
+            agg_calls=final_calls,
+            windowing=WindowEndAttachedStrategy(window=spec,
+                                                window_end=len(local_row.fields) - 1),
+            named_window_properties=[NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
+                                     for name in window_keys],
+            local_agg_input_row_type=calc_row.text, output_type=RowType(tuple(fields)).text,
+            description=f"GlobalWindowAggregate({group_by}window=[{kind}(win_end=[{WINDOW_END}], "
+                        f"{sized})], select=[{global_select}])")
+
+    def _split_distinct(self, node, key_count: int, specs: list[GroupAggCallSpec],
+                        out_names: list[str], output: RowType, need_retraction: bool,
+                        ttls: list[int], ctx: QueryContext):
+        where = str(ctx.position)
+        refuse_unsplit(specs, ctx)
+        keys = frozenset(range(key_count))
+        node, bucket_of = self._buckets(node, key_count, specs, where)
+        row = node.row_type
         # STEP 2: each call's group set; the partial aggregate groups by all of them
         group_sets, new_sets, sets = [], 0, set()
         for spec in specs:

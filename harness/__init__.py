@@ -9,10 +9,10 @@ from .errors import (AuditFailure, ExpectationMismatch, Finding, FixtureError, F
                      HarnessError, ProgramError)
 from .program import TableTestProgram
 from .steps import (ConfigOptionTestStep, SinkTestStep, SourceTestStep, TableDistribution,
-                    TestStep, advance_processing_time)
+                    TestStep, advance_processing_time, changelog_row)
 
 __all__ = ["TableTestProgram", "SourceTestStep", "SinkTestStep", "ConfigOptionTestStep", "TestStep",
            "TableDistribution",
-           "advance_processing_time",
+           "advance_processing_time", "changelog_row",
            "HarnessError", "ProgramError", "FixtureError", "FrozenFixtureError",
            "ExpectationMismatch", "AuditFailure", "Finding"]

@@ -26,6 +26,12 @@ class ClockAdvance:
     text: str
 
 
+def changelog_row(row_kind: str, *values) -> dict:
+    """A source row of another kind than +I: `changelog_row("-U", "a", 1)` is
+    {"kind": "-U", "values": ["a", 1]}."""
+    return {"kind": row_kind, "values": list(values)}
+
+
 def advance_processing_time(duration: str) -> ClockAdvance:
     """A marker among a source's rows: from the next row of this table on, every micro-batch
     (of every table) is stamped `duration` later, e.g. `advance_processing_time("2 d")`.

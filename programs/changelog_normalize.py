@@ -7,6 +7,7 @@ to the kept one changes nothing. The keys' rows are kept across the restore.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from harness import changelog_row as kind
 
 from ._mini_batch import mini_batch
 
@@ -119,9 +120,6 @@ CHANGELOG_NORMALIZE_STATE_TTL_EXPIRES = program(
 # (docs/flink-programs.md): UPSERT_SOURCE, whose id our own program holds.
 FLINK_COMMIT = "0658fb7cac0f0b8ba9cd247fff66dbf642583976"
 
-
-def kind(row_kind: str, *values) -> dict:
-    return {"kind": row_kind, "values": list(values)}
 
 
 SOURCE_SCHEMA = ("a VARCHAR", "b INT NOT NULL", "c VARCHAR", "PRIMARY KEY(a) NOT ENFORCED")

@@ -7,11 +7,9 @@ sets are in window_aggregate.py and global_window_aggregate.py.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import changelog_row as kind
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
-
-def kind(row_kind: str, *values) -> dict:
-    return {"kind": row_kind, "values": list(values)}
 
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest

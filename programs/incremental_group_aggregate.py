@@ -7,6 +7,7 @@ emits what the bundle changed; the views cross the restore.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import changelog_row as kind
 
 from ._mini_batch import mini_batch
 
@@ -112,9 +113,6 @@ INCREMENTAL_GROUP_AGGREGATE_COMPLEX = (
              "     GROUP BY b")
     .build())
 
-
-def kind(row_kind: str, *values) -> dict:
-    return {"kind": row_kind, "values": list(values)}
 
 
 # Two distinct arguments (an expand of a copy per bucket set), MAX hashed with a's bucket and

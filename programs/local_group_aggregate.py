@@ -6,10 +6,8 @@ crosses the restore is the global aggregate's, which its rows feed.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram
+from harness import changelog_row as kind
 
-
-def kind(row_kind: str, *values) -> dict:
-    return {"kind": row_kind, "values": list(values)}
 
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest

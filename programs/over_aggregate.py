@@ -11,6 +11,7 @@ row after the restore with an earlier sort key updates the rows written before i
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from harness import changelog_row as kind
 from harness.program import UNKNOWN_COMMIT
 from streamplan.errors import PlanningError, UnsupportedSqlError
 
@@ -167,9 +168,6 @@ OVER_AGGREGATE_FIRST_LAST_VALUE = (
 # program's (frozen fixtures), and whose source has a MAP<DOUBLE, DOUBLE> column, no column
 # type here, so the program cannot be built.
 FLINK_COMMIT = "07d57de7e113cf9e195b3632d0e63a0d248a78cc"
-
-def kind(row_kind: str, *values) -> dict:
-    return {"kind": row_kind, "values": list(values)}
 
 
 _SUM_SQL = ("INSERT INTO sink_t SELECT key, val, ts, SUM(val) OVER ("

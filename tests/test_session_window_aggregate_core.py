@@ -94,6 +94,26 @@ def test_a_late_row_is_dropped_and_its_window_retired():
         session.process(mapping, accs, dirty, RowKind.DELETE, (at(9), 0, ""), 0)
 
 
+def test_over_an_updating_input_retractions_go_into_their_session():
+    """needRetraction (Flink's unslicing operator over a changelog): -U / -D rows join their
+    session as any row and retract there; +U accumulates; a session whose rows were all
+    retracted fires empty and emits nothing. The rows of window-aggregate-session-retract-
+    across-restore, as PyFlink 2.3 gives them."""
+    session = SessionWindowAggCore(SessionWindowAggParams(1, CALLS, 5 * S, 0,
+                                                          (WINDOW_START, WINDOW_END), True))
+    mapping, accs, dirty, out = {}, {}, set(), []
+    for kind, row in [(RowKind.INSERT, (at(1), 1, "x")), (RowKind.INSERT, (at(2), 2, "y")),
+                      (RowKind.UPDATE_BEFORE, (at(1), 1, "x")),
+                      (RowKind.UPDATE_AFTER, (at(3), 4, "x"))]:
+        assert session.process(mapping, accs, dirty, kind, row, 0)
+    session.fire_due(("a",), mapping, accs, dirty, 8 * S, out)
+    assert out == [(RowKind.INSERT.code, ("a", 2, 6, 2, at(1), at(8)))]
+    session.process(mapping, accs, dirty, RowKind.INSERT, (at(2), 5, "z"), 0)
+    session.process(mapping, accs, dirty, RowKind.DELETE, (at(2), 5, "z"), 0)
+    session.fire_due(("b",), mapping, accs, dirty, 8 * S, out)
+    assert len(out) == 1 and mapping == {} and accs == {}    # b's emptied session: nothing
+
+
 def test_flinks_partitioned_session_rows():
     """WindowAggregateTestPrograms#SESSION_WINDOW_PARTITION_EVENT_TIME: per-record watermarks
     (max time - 1 s), the sessions due after each row fired in time order."""

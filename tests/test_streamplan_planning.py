@@ -707,6 +707,39 @@ def test_a_session_window_aggregate_is_not_split(spark, window, aggregate):
     assert [call.distinct for call in node.agg_calls] == [False, False, True]
 
 
+CDC_SESSION_DDL = """
+CREATE TABLE CT (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'values', 'changelog-mode' = 'I,UA,UB,D');
+CREATE TABLE CS (k STRING, we TIMESTAMP(3), x INT) WITH ('connector' = 'values',
+  'sink-insert-only' = 'false');
+"""
+CDC_SESSION_SQL = ("INSERT INTO CS SELECT k, window_end, {call} FROM TABLE(SESSION(TABLE CT "
+                   "PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+                   "GROUP BY k, window_start, window_end")
+
+
+def test_a_session_window_aggregate_over_a_changelog_retracts(spark):
+    """Flink's needRetraction: a session window aggregate takes an updating input; MIN / MAX
+    (whose retraction keeps every value in Flink) are refused by name; the plan's field
+    allows session windows and retracting calls only."""
+    env = TableEnvironment(spark=spark)
+    env.execute_sql(CDC_SESSION_DDL)
+    plan = env.compile_sql(CDC_SESSION_SQL.format(call="SUM(v)")).to_json()
+    (node,) = [n for n in plan["nodes"] if n["type"] == "stream-exec-window-aggregate_1"]
+    assert node["needRetraction"] is True
+    with pytest.raises(UnsupportedSqlError, match=r"MAX in a SESSION window aggregate over an "
+                                                  r"updating input"):
+        env.compile_sql(CDC_SESSION_SQL.format(call="MAX(v)"))
+    node["aggCalls"][0]["function"] = "MIN"
+    with pytest.raises(PlanFormatError, match=r"MIN cannot retract"):
+        parse_plan(json.dumps(plan), "edited.json")
+    node["aggCalls"][0]["function"] = "SUM"
+    node["windowing"]["window"] = {"type": "TumblingWindow", "size": "5 s"}
+    with pytest.raises(PlanFormatError, match=r"only a SESSION window aggregate takes an "
+                                              r"updating input"):
+        parse_plan(json.dumps(plan), "edited.json")
+
+
 def test_a_window_split_needing_two_buckets_is_refused_by_name(spark):
     with pytest.raises(UnsupportedSqlError, match="calls over two hashed arguments"):
         window_split_env(spark).compile_sql(

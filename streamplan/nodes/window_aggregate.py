@@ -128,6 +128,9 @@ class FiredWindows:
                 if self.property_indexes(kind)]
 
 
+RETRACTING_WINDOW_CALLS = ("COUNT", "SUM", "AVG", "WELFORD_M2")   # and distinct calls
+
+
 class WindowAggCallSpec(AggCallSpec):
     """An aggregate call of the one-phase window aggregate: also FIRST_VALUE and LAST_VALUE,
     which have no merge (Flink's FirstValueAggFunction, LastValueAggFunction), so tumbling
@@ -153,6 +156,22 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     agg_calls: list[WindowAggCallSpec]
     windowing: WindowingStrategy
     named_window_properties: list[NamedWindowProperty]
+    need_retraction: Optional[bool] = None     # Flink's needRetraction (absent: false)
+
+    @model_validator(mode="after")
+    def _retracts_in_sessions_only(self) -> "StreamExecWindowAggregate":
+        """An updating input goes into session windows only (Flink's unslicing operator
+        retracts), with calls that can retract."""
+        if not self.need_retraction:
+            return self
+        if not self.windowing.window.is_session:
+            raise ValueError("needRetraction: only a SESSION window aggregate takes an updating "
+                             "input")
+        for n, call in enumerate(self.agg_calls):
+            if call.function not in RETRACTING_WINDOW_CALLS and not call.distinct:
+                raise ValueError(f"aggCalls[{n}]: {call.function} cannot retract, so it takes "
+                                 f"no updating input (needRetraction)")
+        return self
 
     def requires_watermark(self, inputs):
         return self.windowing.is_rowtime
@@ -171,7 +190,7 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
         return INSERT_ONLY
 
     def check_input_changelog(self, inputs, origins) -> None:
-        if inputs[0] != INSERT_ONLY:
+        if inputs[0] != INSERT_ONLY and not self.need_retraction:
             raise self.unsupported_changes(f"Window aggregate node {self.id}",
                                            inputs[0] - INSERT_ONLY, origins[0])
 
@@ -224,7 +243,8 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
 
             self._check_partition_keys()
             return SessionWindowAggParams(len(self.grouping), calls, parse_duration_ms(window.gap),
-                                          self.windowing.time_attribute_index, properties)
+                                          self.windowing.time_attribute_index, properties,
+                                          bool(self.need_retraction))
         try:
             assigner = self.windowing.window.assigner()
         except ValueError as err:

@@ -14,6 +14,7 @@ from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.global_group_aggregate import GlobalAggCallSpec, StreamExecGlobalGroupAggregate
 from ..nodes.group_aggregate import AggCallSpec, GroupAggCallSpec, StreamExecGroupAggregate
 from ..nodes.metadata import UNSUPPORTED_NODES
+from ..nodes.window_aggregate import RETRACTING_WINDOW_CALLS
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
 from ..options import (AGG_PHASE_STRATEGY, DISTINCT_AGG_SPLIT_ENABLED, INCREMENTAL_AGG_ENABLED,
@@ -200,10 +201,13 @@ class AggregateRules(SplitDistinctRules):
                 agg = self._split_window_distinct(node, relation, key_count, specs, window_keys,
                                                   out_names[:key_count], time_index, ctx)
             else:
+                if need_retraction and relation.window.spec.is_session:
+                    refuse_unretractable_in_session(specs, ctx)
                 agg = self._add_window_aggregate(node, relation, key_count, specs, window_keys,
                                                  out_names[:key_count] + [
                                                      _agg_text(spec, pre_row) for spec in specs],
-                                                 out_names[:key_count], time_index)
+                                                 out_names[:key_count], time_index,
+                                                 need_retraction)
             output = agg.row_type
         elif split:
             ttls = [self._state_ttl(relation.names if top_level else (), ctx, is_join=False)]
@@ -360,6 +364,18 @@ def _function_text(spec: AggCallSpec) -> str:
     if spec.user_function is not None:
         return spec.user_function.identity.replace('`', '')
     return spec.function
+
+
+def refuse_unretractable_in_session(specs: list[AggCallSpec], ctx: QueryContext) -> None:
+    """A SESSION window aggregate over an updating input retracts (Flink's needRetraction):
+    the calls that cannot are refused by name."""
+    for spec in specs:
+        if spec.function not in RETRACTING_WINDOW_CALLS and not spec.distinct:
+            raise UnsupportedSqlError(
+                f"{_function_text(spec)} in a SESSION window aggregate over an updating input "
+                f"(Flink retracts it there, its MIN/MAX keeping every value: not implemented; "
+                f"COUNT, SUM, AVG, STDDEV/VARIANCE and DISTINCT calls retract)",
+                ctx.position.line, ctx.position.column, ctx.position.source)
 
 
 def _agg_text(spec: AggCallSpec, pre_row: RowType) -> str:

@@ -216,7 +216,7 @@ class WindowRules:
 
     def _add_window_aggregate(self, node, relation: Relation, key_count: int, specs, window_keys,
                               description_select: list[str], key_names: list[str],
-                              time_index: int):
+                              time_index: int, need_retraction: bool = False):
         window = relation.window
         properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
                       for name in window_keys]
@@ -249,11 +249,14 @@ class WindowRules:
                 and not without_merge(specs):
             return self._local_global_window(node, list(range(key_count)), specs, windowing,
                                              properties, output, key_names, property_texts)
+        # an updating input goes into sessions (Flink's needRetraction); a slicing window
+        # refuses it when the node checks its input
+        retracting = need_retraction and spec.is_session
         return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
                         agg_calls=[WindowAggCallSpec.model_validate(spec, from_attributes=True)
                                    for spec in specs], windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
-                        description=description)
+                        description=description, need_retraction=retracting or None)
 
     def _local_global_window(self, node, grouping: list[int], specs,
                              windowing: WindowingStrategy, properties, output: RowType,

@@ -11,6 +11,10 @@ accumulator of one of the merged windows (its "state window": Flink avoids copyi
 accumulators) and the other accumulators are merged into it
 (`MergingWindowProcessFunction.MergingFunctionImpl.merge`).
 
+Over an updating input (Flink's `needRetraction`) a -U or -D row goes into its session as any
+row does and retracts its values there (`isAccumulateMsg`: +I and +U accumulate); a session
+whose rows were all retracted emits nothing when it fires.
+
 A row whose (merged) window has already fired is late (`isWindowLate`: its end - 1 is at or
 below the watermark) and dropped; its window is retired at once. Each in-flight window has
 one event-time timer at end - 1 (registered for the row's actual window, moved to the merge
@@ -49,6 +53,7 @@ class SessionWindowAggParams:
     gap: int                           # ms
     rowtime_index: int
     properties: tuple[str, ...]        # WindowStart / WindowEnd / WindowTime, in output order
+    need_retraction: bool = False      # an updating input: -U / -D rows retract
 
 
 def intersects(window: Window, other: Window) -> bool:
@@ -131,7 +136,7 @@ class SessionWindowAggCore(WindowAccumulators):
     def process(self, mapping: dict, accs: dict, dirty: set, kind: RowKind, row: tuple,
                 watermark: int) -> bool:
         """processElement: one input row; False when it is late and dropped."""
-        if kind is not RowKind.INSERT:
+        if kind is not RowKind.INSERT and not self.p.need_retraction:
             raise NotInsertOnlyError(f"window aggregate: a {kind.short} row reached it; its input "
                                      f"must be insert-only")
         time = row[self.p.rowtime_index]
@@ -165,7 +170,10 @@ class SessionWindowAggCore(WindowAccumulators):
         acc = accs.get(state_window)
         if acc is None:
             acc = accs[state_window] = self.create()
-        self.accumulate(acc, row)
+        if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER):       # RowDataUtil.isAccumulateMsg
+            self.accumulate(acc, row)
+        else:
+            self.retract(acc, row)
         dirty.add(state_window)
         return True
 

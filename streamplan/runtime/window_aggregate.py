@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from ..changelog import RowKind
 from ..errors import ExecutionError, NotInsertOnlyError
 from .batch_rows import Output, emitted, rows_of
-from .group_aggregate import (AVG, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, SUM0, UDAF, WELFORD_M2,
+from .group_aggregate import (AVG, COUNT, FIRST_VALUE, LAST_VALUE, MAX, MIN, SUM, SUM0, UDAF, WELFORD_M2,
                               AggCall, _result, apply_welford, call_value, merge_welford,
                               running_sum, udaf_from_state, udaf_state_ddl, udaf_to_state)
 from .processor import Processor
@@ -253,6 +253,28 @@ def _accumulate(call: AggCall, acc: Any, value: Any) -> Any:
     return acc + 1
 
 
+def _retract(call: AggCall, acc: Any, value: Any) -> Any:
+    """A retracted input value (a session window aggregate over an updating input, Flink's
+    needRetraction): COUNT, SUM, AVG, WELFORD_M2 and distinct calls; the node refuses others."""
+    if call.arg is not None and value is None:
+        return acc
+    if call.distinct:
+        count = acc.get(value, 0) - 1
+        if count == 0:
+            acc.pop(value, None)
+        else:
+            acc[value] = count             # may go negative: a retraction before its row
+        return acc
+    if call.function == WELFORD_M2:
+        return apply_welford(acc, value, -1)
+    if call.function in (SUM, AVG):
+        total, count = acc
+        return [running_sum(call, total, -value), count - 1]
+    if call.function == COUNT:
+        return acc - 1
+    raise ExecutionError(f"window aggregate: {call.function} cannot retract a value")
+
+
 def _merge(call: AggCall, acc: Any, other: Any) -> Any:
     if call.function == UDAF:          # into a fresh accumulator: a slice's own stays as it is
         merged = call.function_instance.create_accumulator()
@@ -308,6 +330,12 @@ class WindowAccumulators:
         for index, call in enumerate(self.calls, start=1):
             if call.takes(row):
                 acc[index] = _accumulate(call, acc[index], call_value(call, row))
+
+    def retract(self, acc: list, row: tuple) -> None:
+        acc[0] -= 1
+        for index, call in enumerate(self.calls, start=1):
+            if call.takes(row):
+                acc[index] = _retract(call, acc[index], call_value(call, row))
 
     def merged(self, acc: list, other: list) -> list:
         return [acc[0] + other[0], *(_merge(call, a, b) for call, a, b

@@ -550,12 +550,12 @@ CREATE TABLE SS (a INT, x BIGINT, y STRING, PRIMARY KEY (a) NOT ENFORCED)
 """
 
 
-def split_env(spark, **options):
+def split_env(spark, ddl: str = SPLIT_DDL, **options):
     environment = TableEnvironment(spark=spark)
     environment.config.set("table.optimizer.distinct-agg.split.enabled", "true")
     for key, value in options.items():
         environment.config.set(key, value)
-    environment.execute_sql(SPLIT_DDL)
+    environment.execute_sql(ddl)
     return environment
 
 
@@ -632,12 +632,7 @@ CUMULATE_WT = "CUMULATE(TABLE WT, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL 
 
 
 def window_split_env(spark, **options):
-    environment = TableEnvironment(spark=spark)
-    environment.config.set("table.optimizer.distinct-agg.split.enabled", "true")
-    for key, value in options.items():
-        environment.config.set(key, value)
-    environment.execute_sql(WINDOW_SPLIT_DDL)
-    return environment
+    return split_env(spark, WINDOW_SPLIT_DDL, **options)
 
 
 def test_a_split_window_aggregate_is_a_partial_and_a_final_window_aggregate(spark):

@@ -292,30 +292,28 @@ class AggregateRules(SplitDistinctRules):
         if not (self.config.get(DISTINCT_AGG_SPLIT_ENABLED) and any(s.distinct for s in specs)
                 and splittable(specs)):
             return False
+        def refuse(where: str, why: str) -> UnsupportedSqlError:
+            return UnsupportedSqlError(
+                f"a distinct aggregate with table.optimizer.distinct-agg.split.enabled {where} "
+                f"({why})", ctx.position.line, ctx.position.column, ctx.position.source)
+
         if relation.window is not None:      # SESSION and processing time: never split
             if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
-                raise UnsupportedSqlError(
-                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled in a "
-                    "window aggregate with table.optimizer.agg-phase-strategy ONE_PHASE (Flink "
-                    "plans a partial and a final stream-exec-window-aggregate there: not "
-                    "implemented; AUTO and TWO_PHASE split into two-phase window aggregates)",
-                    ctx.position.line, ctx.position.column, ctx.position.source)
+                raise refuse("in a window aggregate with table.optimizer.agg-phase-strategy "
+                             "ONE_PHASE", "Flink plans a partial and a final "
+                             "stream-exec-window-aggregate there: not implemented; AUTO and "
+                             "TWO_PHASE split into two-phase window aggregates")
             return True
         if self.config.get(MINIBATCH_ENABLED):
             if not self._two_phase(ctx, specs):
-                raise UnsupportedSqlError(
-                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled under "
-                    "mini-batch with table.optimizer.agg-phase-strategy ONE_PHASE (Flink splits "
-                    "it into two mini-batch group aggregates there: not implemented; AUTO and "
-                    "TWO_PHASE plan stream-exec-incremental-group-aggregate)",
-                    ctx.position.line, ctx.position.column, ctx.position.source)
+                raise refuse("under mini-batch with table.optimizer.agg-phase-strategy ONE_PHASE",
+                             "Flink splits it into two mini-batch group aggregates there: not "
+                             "implemented; AUTO and TWO_PHASE plan "
+                             "stream-exec-incremental-group-aggregate")
             if not self.config.get(INCREMENTAL_AGG_ENABLED):
-                raise UnsupportedSqlError(
-                    "a distinct aggregate with table.optimizer.distinct-agg.split.enabled under "
-                    "mini-batch with table.optimizer.incremental-agg-enabled false (Flink plans "
-                    "four aggregates there: not implemented; the default, true, plans "
-                    "stream-exec-incremental-group-aggregate)", ctx.position.line,
-                    ctx.position.column, ctx.position.source)
+                raise refuse("under mini-batch with table.optimizer.incremental-agg-enabled "
+                             "false", "Flink plans four aggregates there: not implemented; the "
+                             "default, true, plans stream-exec-incremental-group-aggregate")
         return True
 
     def _local_global(self, node, key_count: int, specs: list[AggCallSpec], out_names: list[str],

@@ -11,6 +11,7 @@ here by their ids although their plans hold a local and a global window aggregat
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Optional
 
 from harness import (SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time,
                      changelog_row)
@@ -346,10 +347,12 @@ CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS = [
 ]
 
 
-def flink_program(constant: str, id: str, description: str, phase_strategy: str, window_sql: str,
-                  before_rows: list[str], after_rows: list[str],
+def flink_program(constant: Optional[str], id: str, description: str, phase_strategy: str,
+                  window_sql: str, before_rows: list[str], after_rows: list[str],
                   distinct_split: bool = False) -> TableTestProgram:
-    """WindowAggregateTestPrograms.getTableTestProgram (`distinct_split`: DistinctAggSplit)."""
+    """WindowAggregateTestPrograms.getTableTestProgram (`distinct_split`: DistinctAggSplit);
+    `constant` None: a program of our own on Flink's source and sink (Flink registers its
+    CDC source in every program; ours declares only the table it reads)."""
     sql = ("INSERT INTO window_sink_t SELECT "
            "name, "
            "window_start, "
@@ -359,14 +362,15 @@ def flink_program(constant: str, id: str, description: str, phase_strategy: str,
            "COUNT(DISTINCT `comment`) "
            f"FROM TABLE({window_sql})\n"
            "GROUP BY name, window_start, window_end")
-    builder = (TableTestProgram.of(id, description)
-               .ported_from(f"WindowAggregateTestPrograms.java#{constant}", FLINK_COMMIT))
+    builder = TableTestProgram.of(id, description)
+    if constant is not None:
+        builder = builder.ported_from(f"WindowAggregateTestPrograms.java#{constant}", FLINK_COMMIT)
     if distinct_split:
         builder = builder.setup_config("table.optimizer.distinct-agg.split.enabled", "true")
+    builder = builder.setup_config("table.optimizer.agg-phase-strategy", phase_strategy)
+    for source in [SOURCE] + ([CDC_SOURCE] if constant is not None else []):
+        builder = builder.setup_table_source(source)
     return (builder
-            .setup_config("table.optimizer.agg-phase-strategy", phase_strategy)
-            .setup_table_source(SOURCE)
-            .setup_table_source(CDC_SOURCE)
             .setup_table_sink(SinkTestStep.new_builder("window_sink_t")
                               .add_schema("name STRING", "window_start TIMESTAMP(3)",
                                           "window_end TIMESTAMP(3)", "cnt BIGINT",
@@ -479,6 +483,13 @@ CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET_DISTINCT_SPLIT = flink_program(
     "validates group by using cumulate window with event time with an offset", "TWO_PHASE",
     CUMULATE_OFFSET, CUMULATE_EVENT_TIME_WITH_OFFSET_BEFORE_ROWS,
     CUMULATE_EVENT_TIME_WITH_OFFSET_AFTER_ROWS, True)
+# Our own: a split with table.optimizer.agg-phase-strategy ONE_PHASE (Flink plans two
+# stream-exec-window-aggregates there, the final one with WindowAttached windowing), on
+# Flink's CUMULATE data: the rows of the unsplit program.
+WINDOW_AGGREGATE_CUMULATE_ONE_PHASE_DISTINCT_SPLIT = flink_program(
+    None, "window-aggregate-cumulate-one-phase-distinct-split",
+    "split distinct aggregation in one phase: a partial and a final window aggregate",
+    "ONE_PHASE", CUMULATE, CUMULATE_EVENT_TIME_BEFORE_ROWS, CUMULATE_EVENT_TIME_AFTER_ROWS, True)
 SESSION_EVENT_TIME_BEFORE_ROWS = [
     "+I[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 1, 1]",
     "-U[a, 2020-10-10T00:00:01, 2020-10-10T00:00:13, 1, 1, 1]",
@@ -736,6 +747,7 @@ PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_
             HOP_WINDOW_EVENT_TIME_TWO_PHASE_WITH_OFFSET_DISTINCT_SPLIT,
             CUMULATE_WINDOW_EVENT_TIME_TWO_PHASE_DISTINCT_SPLIT,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET_DISTINCT_SPLIT,
+            WINDOW_AGGREGATE_CUMULATE_ONE_PHASE_DISTINCT_SPLIT,
             # a session is never split (Flink's SplitAggregateRule): the unsplit plans; the
             # partitioned one reads a changelog source (needRetraction)
             SESSION_WINDOW_EVENT_TIME_TWO_PHASE_DISTINCT_SPLIT,

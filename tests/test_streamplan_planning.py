@@ -679,13 +679,27 @@ def test_windowattached_aggregates_refuse_an_input_that_is_not_fired_windows(spa
     with pytest.raises(PlanFormatError, match=rf"node {final_global.id} .*its input must be a "
                                               r"local window aggregate with WindowAttached"):
         final_global.run_params(fed(partial_local), final_local.row_type)
+    one_phase = window_split_env(spark, **{"table.optimizer.agg-phase-strategy": "ONE_PHASE"}) \
+        .compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+    final = one_phase.nodes[-3]
+    with pytest.raises(PlanFormatError, match=rf"node {final.id} .*WindowAttached windowing "
+                                              r"aggregates fired windows"):
+        final.translate(fed(one_phase.nodes[0]), [None])
 
 
-def test_a_one_phase_window_split_is_refused_by_name(spark):
-    with pytest.raises(UnsupportedSqlError, match="window aggregate with table.optimizer."
-                                                  "agg-phase-strategy ONE_PHASE"):
-        window_split_env(spark, **{"table.optimizer.agg-phase-strategy": "ONE_PHASE"}) \
-            .compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+def test_a_one_phase_window_split_is_two_window_aggregates(spark):
+    """With ONE_PHASE the partial and the final aggregate are one stream-exec-window-aggregate
+    each, the final one WindowAttached, as Flink plans them."""
+    plan = window_split_env(spark, **{"table.optimizer.agg-phase-strategy": "ONE_PHASE"}) \
+        .compile_sql(WINDOW_SPLIT_SQL.format(window=CUMULATE_WT))
+    partial, calc, final = plan.nodes[-5:-2]
+    assert [n.type for n in (partial, final)] == ["stream-exec-window-aggregate_1"] * 2
+    assert (partial.grouping, partial.windowing.strategy) == ([0, 4], "TimeAttribute")
+    assert (final.windowing.strategy, final.windowing.window_start,
+            final.windowing.window_end) == ("WindowAttached", 1, 2)
+    assert [c.function for c in final.agg_calls] == ["SUM0", "SUM", "SUM0"]
+    assert "CUMULATE(win_start=[window_start], win_end=[window_end]" in final.description
+    assert parse_plan(plan.to_json_text()).to_json_text() == plan.to_json_text()
 
 
 @pytest.mark.parametrize("window, aggregate", [

@@ -20,8 +20,7 @@ from .global_group_aggregate import GlobalAggCallSpec
 from .group_aggregate import AggCallSpec, check_filter_args, resolve_user_functions, runtime_calls
 from .local_group_aggregate import accumulator_fields
 from .metadata import exec_node
-from .window_aggregate import WindowingStrategy
-from .window_rank import WindowAttachedStrategy, reads_fired_windows
+from .window_aggregate import WindowAttachedStrategy, WindowingStrategy, reads_fired_windows
 
 SLICE_END = "$slice_end"
 WINDOW_END = "$window_end"            # the slice end of WindowAttached windowing

@@ -9,7 +9,7 @@ the state is Flink's slicing state (runtime/window_aggregate.py).
 """
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
@@ -105,6 +105,28 @@ class WindowingStrategy(PlanModel):
     is_rowtime: bool = True
 
 
+class WindowAttachedStrategy(PlanModel):
+    """Flink's WindowAttachedWindowingStrategy: the input has the window's start and end
+    columns (a window table function's or a window aggregate's output)."""
+
+    strategy: Literal["WindowAttached"] = "WindowAttached"
+    window: WindowSpec
+    window_start: FieldIndex
+    window_end: FieldIndex
+    is_rowtime: Literal[True] = True
+
+    def describe(self, input_row: RowType) -> str:
+        """Flink's rendering: TUMBLE(win_start=[window_start], win_end=[window_end], size=[10 s])."""
+        parts = [f"win_start=[{input_row.names[self.window_start]}]",
+                 f"win_end=[{input_row.names[self.window_end]}]"]
+        for name in ("max_size", "size", "slide", "step", "offset"):
+            value = getattr(self.window, name)
+            if value is not None:
+                ms = parse_duration_ms(value)
+                parts.append(f"{name}=[{f'{ms // 1000} s' if ms % 1000 == 0 else f'{ms} ms'}]")
+        return f"{WINDOW_KINDS[self.window.type]}({', '.join(parts)})"
+
+
 class NamedWindowProperty(PlanModel):
     name: str
     property: Literal["WindowStart", "WindowEnd", "WindowTime"]
@@ -128,6 +150,17 @@ class FiredWindows:
                 if self.property_indexes(kind)]
 
 
+def reads_fired_windows(ctx, node) -> bool:
+    """Whether the node's input rows are a window aggregate's (through calcs): fired windows,
+    never late for it (runtime/window_buffer.py)."""
+    from .calc import StreamExecCalc
+
+    (node,) = ctx.plan.inputs_of(node)
+    while isinstance(node, StreamExecCalc):
+        (node,) = ctx.plan.inputs_of(node)
+    return isinstance(node, FiredWindows)
+
+
 RETRACTING_WINDOW_CALLS = ("COUNT", "SUM", "AVG", "WELFORD_M2")   # and distinct calls
 
 
@@ -135,8 +168,8 @@ class WindowAggCallSpec(AggCallSpec):
     """An aggregate call of the one-phase window aggregate: also FIRST_VALUE and LAST_VALUE,
     which have no merge (Flink's FirstValueAggFunction, LastValueAggFunction), so tumbling
     windows only (one slice a window)."""
-    function: Literal["COUNT", "SUM", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE", "LAST_VALUE",
-                      "WELFORD_M2"]
+    function: Literal["COUNT", "SUM", "SUM0", "MIN", "MAX", "AVG", "UDAF", "FIRST_VALUE",
+                      "LAST_VALUE", "WELFORD_M2"]
 
 
 @exec_node(name="stream-exec-window-aggregate", version=1, min_plan_version="0.3",
@@ -154,7 +187,8 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     RUNTIME = "window_aggregate"
     grouping: list[FieldIndex]
     agg_calls: list[WindowAggCallSpec]
-    windowing: WindowingStrategy
+    windowing: Union[WindowingStrategy, WindowAttachedStrategy] = Field(
+        discriminator="strategy")      # WindowAttached: over fired windows (a split's final)
     named_window_properties: list[NamedWindowProperty]
     need_retraction: Optional[bool] = None     # Flink's needRetraction (absent: false)
 
@@ -162,6 +196,9 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     def _retracts_in_sessions_only(self) -> "StreamExecWindowAggregate":
         """An updating input goes into session windows only (Flink's unslicing operator
         retracts), with calls that can retract."""
+        if self.window_attached and self.windowing.window.is_session:
+            raise ValueError("windowing: WindowAttached windowing takes aligned windows (TUMBLE, "
+                             "HOP, CUMULATE), not a session")
         if not self.need_retraction:
             return self
         if not self.windowing.window.is_session:
@@ -173,14 +210,21 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                                  f"no updating input (needRetraction)")
         return self
 
+    @property
+    def window_attached(self) -> bool:
+        return isinstance(self.windowing, WindowAttachedStrategy)
+
     def requires_watermark(self, inputs):
         return self.windowing.is_rowtime
 
     def input_field_indexes(self):
-        return [("grouping", 0, self.grouping),
-                ("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
-                ("windowing.window.partition_key_indices", 0,
-                 self.windowing.window.partition_key_indices or []),
+        windows = ([("windowing.windowStart", 0, [self.windowing.window_start]),
+                    ("windowing.windowEnd", 0, [self.windowing.window_end])]
+                   if self.window_attached else
+                   [("windowing.timeAttributeIndex", 0, [self.windowing.time_attribute_index]),
+                    ("windowing.window.partition_key_indices", 0,
+                     self.windowing.window.partition_key_indices or [])])
+        return [("grouping", 0, self.grouping), *windows,
                 *((f"aggCalls[{n}].argList", 0, call.arg_list) for n, call in enumerate(self.agg_calls)),
                 *((f"aggCalls[{n}].filterArg", 0, [call.filter_arg])
                   for n, call in enumerate(self.agg_calls) if call.filter_arg is not None)]
@@ -200,6 +244,10 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
 
     def translate(self, ctx, inputs):
         resolve_user_functions(self, self.agg_calls)
+        if self.window_attached and not reads_fired_windows(ctx, self):
+            raise PlanFormatError(
+                f"node {self.id} ('{self.type}'): WindowAttached windowing aggregates fired "
+                f"windows: its input must be a window aggregate's rows (through calcs)")
         return super().translate(ctx, inputs)
 
     @property
@@ -207,6 +255,18 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
         return "EventTime" if self.windowing.is_rowtime else "ProcessingTime"
 
     def _check_input(self, input_row: RowType) -> None:
+        if self.window_attached:
+            index = self.windowing.window_end
+            field = input_row.fields[index]
+            if field.type.name != "TIMESTAMP":
+                raise PlanFormatError(
+                    f"node {self.id} ('{self.type}'): field 'windowing.windowEnd': input field "
+                    f"{index} ({field.name} {field.type.text}) is not a TIMESTAMP")
+        else:
+            self._check_time_attribute(input_row)
+        self._check_calls(input_row)
+
+    def _check_time_attribute(self, input_row: RowType) -> None:
         index = self.windowing.time_attribute_index
         field = input_row.fields[index]
         rowtime = self.windowing.is_rowtime
@@ -219,6 +279,8 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
             raise PlanFormatError(
                 f"node {self.id} ('{self.type}'): field 'windowing': processing-time session "
                 f"windows are not supported (event-time sessions are)")
+
+    def _check_calls(self, input_row: RowType) -> None:
         for n, call in enumerate(self.agg_calls):
             if call.function in ("FIRST_VALUE", "LAST_VALUE") and (
                     self.windowing.window.type != "TumblingWindow" or call.distinct):
@@ -250,6 +312,11 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
         except ValueError as err:
             raise PlanFormatError(f"node {self.id} ('{self.type}'): field 'windowing.window': "
                                   f"{err}") from None
+        if self.window_attached:         # a window is its slice, from the row's window_end
+            from ..runtime.window_aggregate import WindowedSliceAssigner
+
+            return WindowAggParams(len(self.grouping), calls, WindowedSliceAssigner(assigner),
+                                   self.windowing.window_end, properties, drop_late_rows=False)
         return WindowAggParams(len(self.grouping), calls, assigner,
                                self.windowing.time_attribute_index, properties,
                                self.windowing.is_rowtime)
@@ -266,7 +333,7 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
     def prepare(self, frame, input_row, params):
         # Event-time timers; late rows are the processor's to drop, as Flink drops them, so
         # the time attribute loses the watermark mark that would make Spark filter them first.
-        if not self.windowing.is_rowtime:
+        if not self.windowing.is_rowtime or self.window_attached:
             return frame
         return without_watermark(frame, input_row.names[self.windowing.time_attribute_index])
 

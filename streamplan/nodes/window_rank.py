@@ -15,50 +15,18 @@ from dataclasses import replace
 from typing import ClassVar, Literal
 
 from ..changelog import INSERT_ONLY
-from ..durations import parse_duration_ms
 from ..errors import PlanFormatError
 from ..options import LOCAL_TIME_ZONE
 from ..types import RowType, quote_identifier
-from .base import PlanModel
 from .fields import FieldIndex
 from .calc import StreamExecCalc
 from .keyed import KeyedNode
 from .metadata import exec_node
 from .rank import PartitionSpec, RankRange, SortSpec
-from .window_aggregate import WINDOW_KINDS, FiredWindows, WindowSpec
+from .window_aggregate import (WINDOW_KINDS, FiredWindows, WindowAttachedStrategy,
+                               WindowSpec, reads_fired_windows)
 
 _WATERMARK_METADATA = "spark.watermarkDelayMs"
-
-
-class WindowAttachedStrategy(PlanModel):
-    """Flink's WindowAttachedWindowingStrategy: the input has the window's start and end
-    columns (a window table function's or a window aggregate's output)."""
-
-    strategy: Literal["WindowAttached"] = "WindowAttached"
-    window: WindowSpec
-    window_start: FieldIndex
-    window_end: FieldIndex
-    is_rowtime: Literal[True] = True
-
-    def describe(self, input_row: RowType) -> str:
-        """Flink's rendering: TUMBLE(win_start=[window_start], win_end=[window_end], size=[10 s])."""
-        parts = [f"win_start=[{input_row.names[self.window_start]}]",
-                 f"win_end=[{input_row.names[self.window_end]}]"]
-        for name in ("max_size", "size", "slide", "step", "offset"):
-            value = getattr(self.window, name)
-            if value is not None:
-                ms = parse_duration_ms(value)
-                parts.append(f"{name}=[{f'{ms // 1000} s' if ms % 1000 == 0 else f'{ms} ms'}]")
-        return f"{WINDOW_KINDS[self.window.type]}({', '.join(parts)})"
-
-
-def reads_fired_windows(ctx, node) -> bool:
-    """Whether the node's input rows are a window aggregate's (through calcs): fired windows,
-    never late for it (runtime/window_buffer.py)."""
-    (node,) = ctx.plan.inputs_of(node)
-    while isinstance(node, StreamExecCalc):
-        (node,) = ctx.plan.inputs_of(node)
-    return isinstance(node, FiredWindows)
 
 
 class WindowAttachedNode(KeyedNode):

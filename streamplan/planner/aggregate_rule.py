@@ -298,11 +298,6 @@ class AggregateRules(SplitDistinctRules):
                 f"({why})", ctx.position.line, ctx.position.column, ctx.position.source)
 
         if relation.window is not None:      # SESSION and processing time: never split
-            if self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE":
-                raise refuse("in a window aggregate with table.optimizer.agg-phase-strategy "
-                             "ONE_PHASE", "Flink plans a partial and a final "
-                             "stream-exec-window-aggregate there: not implemented; AUTO and "
-                             "TWO_PHASE split into two-phase window aggregates")
             return True
         if self.config.get(MINIBATCH_ENABLED):
             if not self._two_phase(ctx, specs):

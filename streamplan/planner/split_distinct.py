@@ -16,11 +16,12 @@ Under mini-batch the two aggregates are a partial local aggregate, an incrementa
 partial global and the final local aggregate in one: Flink's IncrementalAggregateRule,
 nodes/incremental_group_aggregate.py) and a final global one.
 
-A window aggregate (event-time TUMBLE, HOP, CUMULATE in two phases) splits the same way: the
-partial window aggregate groups by the keys and the bucket and fires each window as usual;
-a calc puts the window's start and end after the keys; the final one, a local and a global
-window aggregate with `WindowAttached` windowing, aggregates each fired window's partial rows
-by the original keys (nodes/global_window_aggregate.py).
+A window aggregate (event-time TUMBLE, HOP, CUMULATE) splits the same way: the partial window
+aggregate groups by the keys and the bucket and fires each window as usual; a calc puts the
+window's start and end after the keys; the final one, with `WindowAttached` windowing,
+aggregates each fired window's partial rows by the original keys. In two phases each is a
+local and a global window aggregate (nodes/global_window_aggregate.py); with ONE_PHASE each is
+one stream-exec-window-aggregate.
 
     COUNT(*), COUNT(DISTINCT c) GROUP BY a, window_start, window_end  (TUMBLE 5 s)
       -> Calc(a, c, t, MOD(HASH_CODE(c), 1024) AS $f3)
@@ -35,8 +36,7 @@ The buckets only spread the partial aggregate's keys: every value of an argument
 bucket, so the results are the same whatever the hash. HASH_CODE is Flink's for the integer
 types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned
 here, each refused by name: AVG (Flink splits it into $SUM0 and COUNT and divides after),
-LISTAGG, a split in a window aggregate of one phase, or of calls needing two buckets, or under
-mini-batch with
+LISTAGG, a split in a window aggregate of calls needing two buckets, or under mini-batch with
 `table.optimizer.incremental-agg-enabled` false, and FIRST_VALUE / LAST_VALUE
 (`refuse_unsplit`). The final aggregate's changelog depends on the order in which the partial
 one hands on the copies of a row (one a bucket set): Flink's emits them in the expand's order,
@@ -59,9 +59,10 @@ from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumu
                                            accumulator_text)
 from ..nodes.local_window_aggregate import (WINDOW_END, StreamExecLocalWindowAggregate,
                                             local_window_row)
-from ..nodes.window_aggregate import NamedWindowProperty, WindowingStrategy
-from ..nodes.window_rank import WindowAttachedStrategy
-from ..options import MINIBATCH_ENABLED
+from ..nodes.window_aggregate import (NamedWindowProperty, WindowAttachedStrategy,
+                                      WindowingStrategy)
+
+from ..options import AGG_PHASE_STRATEGY, MINIBATCH_ENABLED
 from ..types import Field, RowType, SqlType, parse_type, quote_identifier
 from .aggregates import result_type
 from .common import QueryContext, _dedupe
@@ -180,8 +181,9 @@ class SplitDistinctRules:
                                specs: list[GroupAggCallSpec], window_keys: list[str],
                                key_names: list[str], time_index: int, ctx: QueryContext):
         """A split window aggregate (module doc): the partial window aggregate by the keys and
-        the bucket, the calc, the final local and global window aggregates over the fired
-        windows, whose output is the unsplit window aggregate's."""
+        the bucket, the calc, the final window aggregate over the fired windows, whose output
+        is the unsplit window aggregate's; each of two phases (a local and a global window
+        aggregate), or with table.optimizer.agg-phase-strategy ONE_PHASE of one."""
         from .aggregate_rule import _agg_text
         from .windows import WINDOW_COLUMNS, window_property_fields
 
@@ -213,10 +215,20 @@ class SplitDistinctRules:
         partial_row = RowType(tuple(Field(n, row.fields[i].type) for n, i in zip(names, grouping))
                               + tuple(Field(c.name, parse_type(c.type)) for c in partial_calls)
                               + tuple(by_name[name] for name in bounds))
-        partial = self._local_global_window(
-            node, grouping, partial_calls, windowing,
-            [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name]) for name in bounds],
-            partial_row, group_names, ["start('w$) AS window_start", "end('w$) AS window_end"])
+        properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
+                      for name in bounds]
+        property_texts = ["start('w$) AS window_start", "end('w$) AS window_end"]
+        one_phase = self.config.get(AGG_PHASE_STRATEGY) == "ONE_PHASE"
+        if one_phase:
+            selected = group_names + [_agg_text(c, row) for c in partial_calls] + property_texts
+            partial = self._one_phase_window(
+                node, grouping, partial_calls, windowing, properties, partial_row,
+                f"WindowAggregate(groupBy=[{', '.join(group_names)}], window=["
+                f"{spec.describe(row.names[time_index])}], select=[{', '.join(selected)}])")
+        else:
+            partial = self._local_global_window(node, grouping, partial_calls, windowing,
+                                                properties, partial_row, group_names,
+                                                property_texts)
         # the calc: the keys, the window's bounds, the buckets, the partial results
         partial_out = partial.row_type.names
         order = (list(range(key_count)) + [len(partial_out) - 2, len(partial_out) - 1]
@@ -230,41 +242,49 @@ class SplitDistinctRules:
             GroupAggCallSpec(name=call.name, function=_FINAL[call.function],
                              arg_list=[first_result + i], type=call.type)
             for i, call in enumerate(specs)])
-        # the final local and global window aggregates over the fired windows
+        # the final window aggregate over the fired windows (WindowAttached)
+        attached = WindowAttachedStrategy(window=spec, window_start=key_count,
+                                          window_end=key_count + 1)
+        fields = ([Field(f.name, f.type) for f in calc_row.fields[:key_count]]
+                  + [Field(call.name, parse_type(call.type)) for call in specs]
+                  + [by_name[name] for name in window_keys])
+        output = RowType(tuple(fields))
+        final_properties = [NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
+                            for name in window_keys]
+        final_property_texts = [
+            f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
+            f"('w$) AS {n}" for n in window_keys]
+        group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
+        if one_phase:
+            selected = (key_names + [_agg_text(c, calc_row).replace("SUM0", "$SUM0")
+                                     for c in final_calls] + final_property_texts)
+            return self._one_phase_window(
+                calc, list(range(key_count)), final_calls, attached, final_properties, output,
+                f"WindowAggregate({group_by}window=[{attached.describe(calc_row)}], "
+                f"select=[{', '.join(selected)}])")
         local_row = local_window_row(calc_row, list(range(key_count)), final_calls, WINDOW_END)
         accs = accumulator_fields(final_calls, calc_row)
-        group_by = f"groupBy=[{', '.join(key_names)}], " if key_count else ""
-        kind, sized = spec.describe("")[:-1].split("(time_col=[], ", 1)   # TUMBLE, size=[5 s]
         local_select = ", ".join(key_names + [
             f"{_agg_text(call, calc_row).rpartition(' AS ')[0].replace('SUM0', '$SUM0')} AS "
             f"{accumulator_text(own)}" for call, own in zip(final_calls, accs)]
             + [f"slice_end('w$) AS {WINDOW_END}"])
         local = self.add(
             StreamExecLocalWindowAggregate, [calc], grouping=list(range(key_count)),
-            agg_calls=final_calls,
-            windowing=WindowAttachedStrategy(window=spec, window_start=key_count,
-                                             window_end=key_count + 1),
-            output_type=local_row.text,
-            description=f"LocalWindowAggregate({group_by}window=[{kind}(win_start=[window_start], "
-                        f"win_end=[window_end], {sized})], select=[{local_select}])")
-        fields = ([Field(f.name, f.type) for f in calc_row.fields[:key_count]]
-                  + [Field(call.name, parse_type(call.type)) for call in specs]
-                  + [by_name[name] for name in window_keys])
+            agg_calls=final_calls, windowing=attached, output_type=local_row.text,
+            description=f"LocalWindowAggregate({group_by}window=[{attached.describe(calc_row)}], "
+                        f"select=[{local_select}])")
         global_select = ", ".join(key_names + [
             f"{_FINAL[call.function].replace('SUM0', '$SUM0')}({accumulator_text(own)}) AS "
-            f"{call.name}" for call, own in zip(specs, accs)] + [
-            f"{'start' if n == 'window_start' else 'end' if n == 'window_end' else 'rowtime'}"
-            f"('w$) AS {n}" for n in window_keys])
+            f"{call.name}" for call, own in zip(specs, accs)] + final_property_texts)
+        ended = WindowEndAttachedStrategy(window=spec, window_end=len(local_row.fields) - 1)
+        window_text = attached.describe(calc_row).replace(
+            "win_start=[window_start], win_end=[window_end]", f"win_end=[{WINDOW_END}]")
         return self.add(
             StreamExecGlobalWindowAggregate, [local], grouping=list(range(key_count)),
-            agg_calls=final_calls,
-            windowing=WindowEndAttachedStrategy(window=spec,
-                                                window_end=len(local_row.fields) - 1),
-            named_window_properties=[NamedWindowProperty(name=name, property=WINDOW_COLUMNS[name])
-                                     for name in window_keys],
-            local_agg_input_row_type=calc_row.text, output_type=RowType(tuple(fields)).text,
-            description=f"GlobalWindowAggregate({group_by}window=[{kind}(win_end=[{WINDOW_END}], "
-                        f"{sized})], select=[{global_select}])")
+            agg_calls=final_calls, windowing=ended, named_window_properties=final_properties,
+            local_agg_input_row_type=calc_row.text, output_type=output.text,
+            description=f"GlobalWindowAggregate({group_by}window=[{window_text}], "
+                        f"select=[{global_select}])")
 
     def _split_distinct(self, node, key_count: int, specs: list[GroupAggCallSpec],
                         out_names: list[str], output: RowType, need_retraction: bool,

@@ -22,9 +22,9 @@ from ..errors import UnsupportedSqlError
 from ..nodes.base import ExecNode
 from ..nodes.calc import StreamExecCalc
 from ..nodes.rank import PartitionSpec, RankRange, SortField, SortSpec
-from ..nodes.window_aggregate import FiredWindows, WindowSpec
+from ..nodes.window_aggregate import FiredWindows, WindowAttachedStrategy, WindowSpec
 from ..nodes.window_deduplicate import StreamExecWindowDeduplicate
-from ..nodes.window_rank import StreamExecWindowRank, WindowAttachedStrategy
+from ..nodes.window_rank import StreamExecWindowRank
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..types import Field, RowType, SqlType, quote_identifier
 from .common import QueryContext, _dedupe

@@ -252,11 +252,18 @@ class WindowRules:
         # an updating input goes into sessions (Flink's needRetraction); a slicing window
         # refuses it when the node checks its input
         retracting = need_retraction and spec.is_session
-        return self.add(StreamExecWindowAggregate, [node], grouping=list(range(key_count)),
+        return self._one_phase_window(node, list(range(key_count)), specs, windowing, properties,
+                                      output, description, need_retraction=retracting or None)
+
+    def _one_phase_window(self, node, grouping: list[int], specs, windowing, properties,
+                          output: RowType, description: str, need_retraction=None):
+        """One stream-exec-window-aggregate (`windowing`: over the time attribute, or
+        WindowAttached over fired windows)."""
+        return self.add(StreamExecWindowAggregate, [node], grouping=grouping,
                         agg_calls=[WindowAggCallSpec.model_validate(spec, from_attributes=True)
                                    for spec in specs], windowing=windowing,
                         named_window_properties=properties, output_type=output.text,
-                        description=description, need_retraction=retracting or None)
+                        description=description, need_retraction=need_retraction)
 
     def _local_global_window(self, node, grouping: list[int], specs,
                              windowing: WindowingStrategy, properties, output: RowType,

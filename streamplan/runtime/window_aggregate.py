@@ -99,6 +99,11 @@ class SliceAssigner:
     def assign_slice_end(self, timestamp: int) -> int:
         return window_start_with_offset(timestamp, self.offset, self.slice_size) + self.slice_size
 
+    def is_window_end(self, end: int) -> bool:
+        """Whether `end` is a window's end (window ends lie a slice apart): it tells a
+        window's Spark timer from a re-armed one (`timer_window_end`)."""
+        return self.assign_slice_end(end - 1) == end
+
     def window_start(self, window_end: int) -> int:
         if self.kind == CUMULATE:
             return window_start_with_offset(window_end - 1, self.offset, self.size)
@@ -152,7 +157,8 @@ class WindowedSliceAssigner:
     """Flink's WindowedSliceAssigner (`WindowAttached` windowing of a two-phase aggregate over
     fired windows): a row carries its window's end, and each window is a slice of its own, so
     nothing is shared, merged or triggered after it. `inner` is the window's own assigner:
-    it gives a window's start and tells window ends apart from re-armed timers."""
+    it gives a window's start and tells window ends apart from re-armed timers. A row's slice
+    end is its window end (`assign_slice_end` of the row's window_end is itself)."""
 
     inner: SliceAssigner
     shared = False
@@ -162,7 +168,11 @@ class WindowedSliceAssigner:
         return self.inner.slice_size
 
     def assign_slice_end(self, timestamp: int) -> int:
-        return self.inner.assign_slice_end(timestamp)
+        """The row's window end is its slice end (`timestamp`: the row's window_end)."""
+        return timestamp
+
+    def is_window_end(self, end: int) -> bool:
+        return self.inner.is_window_end(end)
 
     def window_start(self, window_end: int) -> int:
         return self.inner.window_start(window_end)
@@ -565,7 +575,7 @@ class WindowAggProcessor(Processor):
         registered = set(self.handle.listTimers())
         firing = firing if firing in registered else None      # stale: its window fired
         assigner = self.params.assigner
-        timers = {timer_window_end(timer, lambda end: assigner.assign_slice_end(end - 1) == end)
+        timers = {timer_window_end(timer, assigner.is_window_end)
                   for timer in registered}
         slices = self._slices()
         dirty: set = set()

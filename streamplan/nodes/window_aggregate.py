@@ -107,7 +107,8 @@ class WindowingStrategy(PlanModel):
 
 class WindowAttachedStrategy(PlanModel):
     """Flink's WindowAttachedWindowingStrategy: the input has the window's start and end
-    columns (a window table function's or a window aggregate's output)."""
+    columns (a window table function's or a window aggregate's output). The window rank,
+    deduplicate and join, and the window aggregates over fired windows, hold it."""
 
     strategy: Literal["WindowAttached"] = "WindowAttached"
     window: WindowSpec
@@ -122,8 +123,7 @@ class WindowAttachedStrategy(PlanModel):
         for name in ("max_size", "size", "slide", "step", "offset"):
             value = getattr(self.window, name)
             if value is not None:
-                ms = parse_duration_ms(value)
-                parts.append(f"{name}=[{f'{ms // 1000} s' if ms % 1000 == 0 else f'{ms} ms'}]")
+                parts.append(f"{name}=[{_seconds(value)}]")
         return f"{WINDOW_KINDS[self.window.type]}({', '.join(parts)})"
 
 

@@ -11,38 +11,17 @@ join key is joined once, when the watermark passes its end; every output row is 
 """
 from __future__ import annotations
 
-from typing import Literal
-
 from ..changelog import INSERT_ONLY, OP_COLUMN
 from ..errors import PlanFormatError
 from ..join_type import JoinType
 from ..options import LOCAL_TIME_ZONE
 from ..types import RowType, quote_identifier
-from .base import ExecNode, PlanModel
+from .base import ExecNode
 from .common import JoinSpec
-from .fields import FieldIndex
 from .join import joined_names
 from .keyed import struct_ddl
 from .metadata import exec_node
-from .window_aggregate import WINDOW_KINDS, WindowSpec
-
-
-class WindowAttachedWindowing(PlanModel):
-    """Flink's WindowAttachedWindowingStrategy: the window an input's rows already carry, in
-    its `windowStart` and `windowEnd` columns."""
-
-    strategy: Literal["WindowAttached"] = "WindowAttached"
-    window: WindowSpec
-    window_start: FieldIndex
-    window_end: FieldIndex
-    is_rowtime: Literal[True] = True
-
-    def describe(self, row: RowType) -> str:
-        """Flink's rendering: TUMBLE(win_start=[window_start], win_end=[window_end], size=[5 s])."""
-        inner = self.window.describe("")
-        inner = inner[inner.index("(") + 1:-1].removeprefix("time_col=[]").lstrip(", ")
-        return (f"{WINDOW_KINDS[self.window.type]}(win_start=[{row.names[self.window_start]}], "
-                f"win_end=[{row.names[self.window_end]}]{', ' + inner if inner else ''})")
+from .window_aggregate import WindowAttachedStrategy
 
 
 @exec_node(name="stream-exec-window-join", version=1, min_plan_version="0.3",
@@ -54,8 +33,8 @@ class StreamExecWindowJoin(ExecNode):
                  "the watermark passes its end, late rows are dropped")
     arity = 2
     join_spec: JoinSpec
-    left_windowing: WindowAttachedWindowing
-    right_windowing: WindowAttachedWindowing
+    left_windowing: WindowAttachedStrategy
+    right_windowing: WindowAttachedStrategy
 
     def requires_watermark(self, inputs):
         return self.left_windowing.is_rowtime

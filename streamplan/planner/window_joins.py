@@ -23,7 +23,8 @@ from ..nodes.calc import StreamExecCalc
 from ..nodes.common import JoinSpec
 from ..nodes.join import joined_names
 from ..nodes.window_aggregate import FiredWindows, WindowSpec
-from ..nodes.window_join import StreamExecWindowJoin, WindowAttachedWindowing
+from ..nodes.window_aggregate import WindowAttachedStrategy
+from ..nodes.window_join import StreamExecWindowJoin
 from ..errors import UnsupportedSqlError
 from ..nodes.window_table_function import StreamExecWindowTableFunction
 from ..types import RowType, quote_identifier
@@ -43,8 +44,8 @@ class WindowProperties:
 class WindowJoinKeys:
     """What satisfyWindowJoin found: the window columns of each side and the other keys."""
 
-    left: WindowAttachedWindowing
-    right: WindowAttachedWindowing
+    left: WindowAttachedStrategy
+    right: WindowAttachedStrategy
     left_keys: list[int]
     right_keys: list[int]
 
@@ -97,7 +98,7 @@ class WindowJoinRules:
             raise UnsupportedSqlError(
                 "a window join on the windows of SESSION window table functions (needs "
                 "stream-exec-window-join over unaligned windows; not implemented)")
-        windowing = [WindowAttachedWindowing(window=props.window, window_start=starts[0][side],
+        windowing = [WindowAttachedStrategy(window=props.window, window_start=starts[0][side],
                                              window_end=ends[0][side])
                      for side, props in ((0, left_props), (1, right_props))]
         return WindowJoinKeys(windowing[0], windowing[1], [l for l, _ in rest],

@@ -123,20 +123,42 @@ EXPAND = (
              "from MyTable group by a")
     .build())
 
-PROGRAMS = [EXPAND_CUBE, EXPAND_ROLLUP_RETRACT]
+# Split distinct aggregation with FIRST_VALUE and LAST_VALUE, a phase a micro-batch: each row
+# becomes two copies (one per bucket set), the partial aggregate's keys of one micro-batch are
+# many, and the final aggregate must take their results in the expand's order for the first
+# and last values to be Flink's. After the restore the final aggregate's kept first values
+# stay, the last values move on. Checked on Flink 2.3 (tools/flink_compare).
+EXPAND_SPLIT_FIRST_LAST_VALUE = (
+    TableTestProgram.of("expand-split-first-last-value-batched", "COUNT(DISTINCT) with "
+                        "FIRST_VALUE and LAST_VALUE split into a partial and a final aggregate, "
+                        "several rows of a key a micro-batch, across the restore")
+    .in_batches("phase")
+    .setup_config("table.optimizer.distinct-agg.split.enabled", "true")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("a INT", "b BIGINT", "c STRING")
+                        .producing_before_restore([1, 1, "Hello world"], [1, 2, "Hello"],
+                                                  [2, 1, "Hi"], [1, 1, "Hello there"])
+                        .producing_after_restore([2, 3, "Hi"], [1, 3, "x"], [3, 1, "Hello"],
+                                                 [2, 3, "Hello world"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("a INT", "cd BIGINT", "fv STRING", "lv STRING",
+                                  "PRIMARY KEY (a) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore(
+                          "+I[1, 1, null, null]", "+U[1, 1, Hello world, Hello world]",
+                          "+U[1, 2, Hello world, Hello world]", "+U[1, 2, Hello world, Hello]",
+                          "+I[2, 1, null, null]", "+U[2, 1, Hi, Hi]",
+                          "+U[1, 2, Hello world, Hello there]")
+                      .consuming_after_restore(
+                          "+U[2, 2, Hi, Hi]", "+U[1, 3, Hello world, Hello there]",
+                          "+U[1, 3, Hello world, x]", "+I[3, 1, null, null]",
+                          "+U[3, 1, Hello, Hello]", "+U[2, 2, Hi, Hello world]").build())
+    .run_sql("INSERT INTO S SELECT a, COUNT(DISTINCT b), FIRST_VALUE(c), LAST_VALUE(c) FROM T "
+             "GROUP BY a")
+    .build())
 
-# Ported, not passing yet: kept as Flink wrote it, out of PROGRAMS (the table in
-# docs/flink-programs.md).
-NOT_PASSING = {
-    EXPAND.id: ("split distinct aggregation is planned as Flink plans it here (an expand of a "
-                "copy per bucket set under a partial and a final group aggregate: "
-                "streamplan/planner/split_distinct.py), but its FIRST_VALUE is refused by name: "
-                "the final aggregate takes the partial results in arrival order, and a Spark "
-                "stateful node hands on the keys of one micro-batch (the expand's copies of one "
-                "row) in its own order, not in the expand's as Flink's partial aggregate does; "
-                "its changelog would read +I[1, 0, Hi] where Flink's reads +I[1, 1, null], and "
-                "in multi-row micro-batches the first value itself can differ"),
-}
+PROGRAMS = [EXPAND_CUBE, EXPAND_ROLLUP_RETRACT, EXPAND,
+            EXPAND_SPLIT_FIRST_LAST_VALUE]
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and
 # its message; no fixtures.

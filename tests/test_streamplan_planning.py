@@ -606,8 +606,6 @@ def test_split_distinct_under_mini_batch_plans_flinks_incremental_aggregate(spar
 
 
 @pytest.mark.parametrize("query, options, message", [
-    ("SELECT a, COUNT(DISTINCT b), FIRST_VALUE(c) FROM ST GROUP BY a", {},
-     "FIRST_VALUE with table.optimizer.distinct-agg.split.enabled"),
     ("SELECT a, COUNT(DISTINCT b), CAST(AVG(b) AS STRING) FROM ST GROUP BY a", {},
      "that split is not implemented here for AVG"),
     ("SELECT a, COUNT(DISTINCT b), c FROM ST GROUP BY a, c", {
@@ -749,6 +747,21 @@ def test_a_session_window_aggregate_over_a_changelog_retracts(spark):
         parse_plan(json.dumps(plan), "edited.json")
 
 
+def test_a_window_split_of_first_value_is_refused_by_name(spark):
+    """(FIRST_VALUE runs in a TUMBLE window aggregate.) The final window aggregate takes a
+    fired window's partial rows in its own order, not the order Flink's partial aggregate
+    emitted them in."""
+    env = window_split_env(spark)
+    env.execute_sql("CREATE TABLE WF (k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), f STRING, "
+                    "dc BIGINT) WITH ('connector' = 'values', 'sink-insert-only' = 'false')")
+    with pytest.raises(UnsupportedSqlError, match="FIRST_VALUE with table.optimizer.distinct-agg"
+                                                  ".split.enabled .*only for group aggregates"):
+        env.compile_sql(
+            "INSERT INTO WF SELECT k, window_start, window_end, FIRST_VALUE(c), COUNT(DISTINCT c) "
+            "FROM TABLE(TUMBLE(TABLE WT, DESCRIPTOR(ts), INTERVAL '5' SECOND)) "
+            "GROUP BY k, window_start, window_end")
+
+
 def test_a_window_split_needing_two_buckets_is_refused_by_name(spark):
     with pytest.raises(UnsupportedSqlError, match="calls over two hashed arguments"):
         window_split_env(spark).compile_sql(
@@ -766,6 +779,18 @@ def test_the_bucket_of_a_bigint_is_flinks_hash_code(spark, value, flink):
     text = hash_code("v", parse_type("BIGINT"), "<test>")
     (row,) = spark.sql(f"SELECT {text} AS h FROM (SELECT CAST({value} AS BIGINT) AS v)").collect()
     assert row.h == flink
+
+
+def test_the_bucket_of_a_string_is_flinks_hash_code(spark):
+    """Flink's split buckets a string by its HASH_CODE (PyFlink 2.3: in a split FIRST_VALUE,
+    'aax' and 'bcy' share a bucket, as their Java hash codes do, and their murmur hashes do
+    not): the calc calls the HASH_CODE built-in (tests/test_flink_builtins.py checks it against
+    PyFlink's), recorded in the plan like any function."""
+    plan = split_env(spark).compile_sql(
+        "INSERT INTO SS SELECT a, COUNT(DISTINCT b), MIN(c) FROM ST GROUP BY a")
+    calc = next(node for node in plan.nodes if node.type == "stream-exec-calc_1")
+    assert calc.projection[-1] == "MOD(HASH_CODE(`c`), 1024)"
+    assert [function.system_name for function in calc.functions] == ["hash_code"]
 
 
 def test_a_lossless_cast_keeps_the_upsert_key_and_a_narrowing_one_does_not(spark):

@@ -85,6 +85,10 @@ class KeyedNode(ExecNode):
         """The input as the processor takes it (by default as it is)."""
         return frame
 
+    def extra_columns(self, params: Any) -> tuple:
+        """(name, Spark type) of the columns the processor emits after the row kind."""
+        return ()
+
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
         return self.runtime().state_layout(self.runtime_params(row), struct_ddl(row))
@@ -95,7 +99,8 @@ class KeyedNode(ExecNode):
         processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
                                     input_row, self.row_type)
         return transform_keyed(self.prepare(inputs[0], input_row, params), input_row,
-                               self.key_indexes(), processor, self.row_type, self.time_mode)
+                               self.key_indexes(), processor, self.row_type, self.time_mode,
+                               self.extra_columns(params))
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -33,15 +33,19 @@ one stream-exec-window-aggregate.
       -> GlobalWindowAggregate(groupBy=[a], TUMBLE(win_end=[$window_end]), $SUM0, $SUM0)
 
 The buckets only spread the partial aggregate's keys: every value of an argument lands in one
-bucket, so the results are the same whatever the hash. HASH_CODE is Flink's for the integer
-types (Java's hashCode); a string's bucket is a spread of its own (`hash_code`). Not planned
+bucket. HASH_CODE is Flink's (`hash_code`): the final FIRST_VALUE / LAST_VALUE depends on
+which values share a bucket. Not planned
 here, each refused by name: AVG (Flink splits it into $SUM0 and COUNT and divides after),
 LISTAGG, a split in a window aggregate of calls needing two buckets, or under mini-batch with
-`table.optimizer.incremental-agg-enabled` false, and FIRST_VALUE / LAST_VALUE
-(`refuse_unsplit`). The final aggregate's changelog depends on the order in which the partial
-one hands on the copies of a row (one a bucket set): Flink's emits them in the expand's order,
-a Spark stateful node in its own order within a micro-batch, so the intermediate rows can
-differ from Flink's; the materialized result does not.
+`table.optimizer.incremental-agg-enabled` false, and FIRST_VALUE / LAST_VALUE in a window
+aggregate (`refuse_unsplit`). The final aggregate's changelog depends on the
+order in which the partial one hands on the copies of a row (one a bucket set): Flink's emits
+them in the expand's order. Without mini-batch the partial group aggregate passes each row's
+position on to the final one, which takes a key's rows in that order, as Flink's does
+(nodes/group_aggregate.py); the mini-batch and window aggregates hand them on in their own
+order within a micro-batch, so there the intermediate rows can differ from Flink's (the
+materialized result does not: FIRST_VALUE and LAST_VALUE, whose result would, have no merge,
+so they never run under a mini-batch split, and are refused in a window one).
 """
 from __future__ import annotations
 
@@ -82,19 +86,22 @@ def splittable(specs: list[GroupAggCallSpec]) -> bool:
     return all(spec.user_function is None and spec.function != "WELFORD_M2" for spec in specs)
 
 
-def refuse_unsplit(specs: list[GroupAggCallSpec], ctx: QueryContext) -> None:
+def refuse_unsplit(specs: list[GroupAggCallSpec], ctx: QueryContext,
+                   ordered_calls: bool = False) -> None:
     """The calls this split does not run as Flink does, by name: AVG and LISTAGG (their split
-    is not implemented), FIRST_VALUE and LAST_VALUE (the final aggregate takes the partial
-    results in arrival order, and a Spark stateful node hands on the keys of one micro-batch in
-    its own order, not in the order Flink's partial aggregate emits them: the first value
-    could differ)."""
+    is not implemented), and FIRST_VALUE and LAST_VALUE unless `ordered_calls`: their final
+    aggregate must take the partial results in the order Flink's partial aggregate emits
+    them, which the row-by-row group aggregates pass on (nodes/group_aggregate.py; they have
+    no merge, so a split of them is never a mini-batch one); the window aggregates hand on
+    the keys of a fired window in their own order, so the first value could differ."""
     for spec in specs:
-        if spec.function not in _FINAL or spec.function in ("FIRST_VALUE", "LAST_VALUE"):
+        ordered = spec.function in ("FIRST_VALUE", "LAST_VALUE")
+        if spec.function not in _FINAL or (ordered and not ordered_calls):
             raise UnsupportedSqlError(
                 f"{spec.function} with table.optimizer.distinct-agg.split.enabled (Flink splits "
                 f"it into a partial and a final aggregate; "
                 + ("the final one's arrival order across the partial keys of a micro-batch is "
-                   "not Flink's here" if spec.function in ("FIRST_VALUE", "LAST_VALUE")
+                   "Flink's here only for group aggregates" if ordered
                    else f"that split is not implemented here for {spec.function}")
                 + ")", ctx.position.line, ctx.position.column, ctx.position.source)
 
@@ -131,11 +138,13 @@ def expand_id(full: list[int], group_set: frozenset) -> int:
 
 
 def hash_code(column: str, sql_type: SqlType, where: str) -> str:
-    """The bucket hash of `column` in Spark SQL the plan loader accepts (NULL for NULL): Flink's
-    HASH_CODE for the integer types (Integer.hashCode; Long.hashCode, (int) (v ^ (v >>> 32)),
-    with the shift as a floor division); for strings a spread of its own, since Java's
-    String.hashCode, which Flink's HASH_CODE is, has no Spark SQL form here (the bucket decides
-    only which partial key a value lands in, never a result)."""
+    """The bucket hash of `column` in Spark SQL the plan loader accepts (NULL for NULL), Flink's
+    HASH_CODE: for the integer types Integer.hashCode and Long.hashCode ((int) (v ^ (v >>> 32)),
+    with the shift as a floor division) in plain SQL; for strings the HASH_CODE built-in
+    (functions/builtins.py: Math.abs of Java's String.hashCode), which Spark SQL has no form
+    of. The bucket decides which partial key a value lands in: no COUNT, SUM, MIN or MAX result
+    depends on it, but the final FIRST_VALUE / LAST_VALUE does (a partial key's update retracts
+    its earlier value and adds it anew)."""
     if sql_type.name in _INTEGERS:
         return f"CAST({column} AS INT)"
     if sql_type.name == "BIGINT":
@@ -146,7 +155,7 @@ def hash_code(column: str, sql_type: SqlType, where: str) -> str:
         return (f"CAST({folded} - CASE WHEN {folded} >= 2147483648 THEN 4294967296 ELSE 0 END "
                 f"AS INT)")
     if sql_type.name in _STRINGS:
-        return f"ASCII({column}) * 31 + CHAR_LENGTH({column})"
+        return f"HASH_CODE({column})"
     raise UnsupportedSqlError(f"a distinct or MIN/MAX/FIRST_VALUE/LAST_VALUE argument of type "
                               f"{sql_type.text} with table.optimizer.distinct-agg.split.enabled "
                               f"(its bucket, MOD(HASH_CODE(x), 1024), is implemented for "
@@ -290,7 +299,7 @@ class SplitDistinctRules:
                         out_names: list[str], output: RowType, need_retraction: bool,
                         ttls: list[int], ctx: QueryContext):
         where = str(ctx.position)
-        refuse_unsplit(specs, ctx)
+        refuse_unsplit(specs, ctx, ordered_calls=True)   # no merge: never mini-batch
         keys = frozenset(range(key_count))
         node, bucket_of = self._buckets(node, key_count, specs, where)
         row = node.row_type

@@ -92,6 +92,10 @@ class KeyedValueProcessor(Processor):
                 self.state.clear()
             else:
                 self.state.update(encoded)
+        return self.emit(out)
+
+    def emit(self, out: list[Output]) -> Iterator:
+        """The Spark rows of what the core emitted."""
         return emitted(out, self.output_names)
 
 

@@ -9,8 +9,8 @@ from typing import ClassVar
 from ..changelog import RowKind
 from .fields import FieldIndex
 from .keyed import KeyedNode
-from .metadata import exec_node, plan_migration
-from .mini_batch_bundles import MINI_BATCH_OPTIONS, MiniBatchBundles, mini_batch_off
+from .metadata import exec_node
+from .mini_batch_bundles import MINI_BATCH_OPTIONS, MiniBatchBundles, mini_batch_off_migration
 
 
 @exec_node(name="stream-exec-changelog-normalize", version=1, min_plan_version="0.2",
@@ -28,11 +28,7 @@ class StreamExecChangelogNormalize(MiniBatchBundles, KeyedNode):
     unique_keys: list[FieldIndex]
     generate_update_before: bool
 
-    @plan_migration(from_version=1)
-    def _mini_batch_options_into_the_plan(node: dict) -> dict:
-        """persists table.exec.mini-batch.enabled = false: version 1 ran row by row whatever
-        the session said"""
-        return mini_batch_off(node)
+    _mini_batch_options_into_the_plan = mini_batch_off_migration()
 
     def input_field_indexes(self):
         return [("uniqueKeys", 0, self.unique_keys)]

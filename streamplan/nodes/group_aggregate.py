@@ -11,8 +11,8 @@ from ..types import RowType, SqlType, parse_row_type, parse_type
 from .base import PlanModel
 from .keyed import GLOBAL_KEY, KeyedNode, struct_ddl
 from .fields import FieldIndex, SqlTypeText
-from .metadata import exec_node, plan_migration
-from .mini_batch_bundles import MINI_BATCH_OPTIONS, MiniBatchBundles, mini_batch_off
+from .metadata import exec_node
+from .mini_batch_bundles import MINI_BATCH_OPTIONS, MiniBatchBundles, mini_batch_off_migration
 from .function_spec import FunctionSpec
 
 
@@ -148,11 +148,7 @@ class StreamExecGroupAggregate(MiniBatchBundles, KeyedNode):
     generate_update_before: bool
     need_retraction: bool
 
-    @plan_migration(from_version=1)
-    def _mini_batch_options_into_the_plan(node: dict) -> dict:
-        """persists table.exec.mini-batch.enabled = false: version 1 ran row by row whatever
-        the session said"""
-        return mini_batch_off(node)
+    _mini_batch_options_into_the_plan = mini_batch_off_migration()
 
     def input_field_indexes(self):
         return [("grouping", 0, self.grouping),

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import ClassVar
 
 from ..options import MINIBATCH_ENABLED, MINIBATCH_SIZE
+from .metadata import plan_migration
 
 MINI_BATCH_OPTIONS = (MINIBATCH_ENABLED.key, MINIBATCH_SIZE.key)
 
@@ -20,6 +21,18 @@ def mini_batch_off(node: dict) -> dict:
     configuration = {**(node.get("configuration") or {}), MINIBATCH_ENABLED.key: "false",
                      MINIBATCH_SIZE.key: MINIBATCH_SIZE.default}
     return {**node, "configuration": configuration}
+
+
+def mini_batch_off_migration():
+    """The @plan_migration from version 1, which ran row by row, to version 2, which persists
+    the mini-batch options (the changelog normalize's and the group aggregate's)."""
+
+    def _mini_batch_options_into_the_plan(node: dict) -> dict:
+        """persists table.exec.mini-batch.enabled = false: version 1 ran row by row whatever
+        the session said"""
+        return mini_batch_off(node)
+
+    return plan_migration(from_version=1)(_mini_batch_options_into_the_plan)
 
 
 class MiniBatchBundles:

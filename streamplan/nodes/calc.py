@@ -80,7 +80,14 @@ class StreamExecCalc(ExecNode):
             names = self.row_type.names
             columns = [f"{expr} AS {quote_identifier(name)}"
                        for expr, name in zip(self.projection, names)]
-            return frame.selectExpr(*columns, quote_identifier(OP_COLUMN))
+            return frame.selectExpr(*columns, quote_identifier(OP_COLUMN), *self._carried(ctx))
+
+    def _carried(self, ctx) -> tuple[str, ...]:
+        """The row positions a calc between keyed nodes hands on (arrival_order.py)."""
+        from ..runtime.positions import SEQ_COLUMN
+        from .arrival_order import carries_positions
+
+        return (quote_identifier(SEQ_COLUMN),) if carries_positions(self, ctx) else ()
 
 
 _CAST_OF_COLUMN = re.compile(r"^CAST\((`(?:[^`]|``)+`) AS ([A-Za-z]+)\)$")

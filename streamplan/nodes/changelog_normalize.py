@@ -22,6 +22,7 @@ class StreamExecChangelogNormalize(MiniBatchBundles, KeyedNode):
                  "2) the last row of each bundle goes through, the state is the same")
     RUNTIME = "changelog_normalize"
     STATE_NAMES = ("changelogNormalizeState",)
+    POSITIONED: ClassVar[bool] = True
     # version 1 ran row by row; version 2 persists the mini-batch options and runs Flink's
     # ProcTimeMiniBatchDeduplicateKeepLastRowFunction with them. The state is the same.
     BUNDLES_FROM_VERSION: ClassVar[int] = 2

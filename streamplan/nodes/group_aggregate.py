@@ -140,6 +140,7 @@ class StreamExecGroupAggregate(MiniBatchBundles, KeyedNode):
                  "2) one change per key and bundle, the state is the same")
     RUNTIME = "group_aggregate"
     STATE_NAMES = ("groupAggregateState",)
+    POSITIONED: ClassVar[bool] = True
     # version 1 ran row by row; version 2 persists the mini-batch options and with them runs
     # Flink's one-phase MiniBatchGroupAggFunction. The state is the same.
     BUNDLES_FROM_VERSION: ClassVar[int] = 2
@@ -179,46 +180,6 @@ class StreamExecGroupAggregate(MiniBatchBundles, KeyedNode):
     def translate(self, ctx, inputs):
         resolve_user_functions(self, self.agg_calls)
         return super().translate(ctx, inputs)
-
-    def run_params(self, ctx, input_row):
-        from dataclasses import replace
-
-        return replace(super().run_params(ctx, input_row),
-                       takes_positions=self._takes_positions(ctx),
-                       passes_positions=self._passes_positions(ctx))
-
-    # Between two row-by-row group aggregates (split distinct aggregation's partial and final
-    # ones) each row the first emits carries the position of the input row it emitted it
-    # for, and the second takes a key's rows in that order: Flink's partial aggregate emits
-    # as each row arrives, so its final one reads the copies of one expanded row in the
-    # expand's order, where a Spark stateful node would hand them on key by key.
-    def _row_by_row(self, ctx) -> bool:
-        return not ctx.options(self)["mini_batch_size"]
-
-    def _passes_positions(self, ctx) -> bool:
-        consumers = ctx.plan.consumers_of(self) if ctx.plan is not None else []
-        return bool(consumers) and self._row_by_row(ctx) and all(
-            isinstance(consumer, StreamExecGroupAggregate) and consumer._row_by_row(ctx)
-            for consumer in consumers)
-
-    def _takes_positions(self, ctx) -> bool:
-        producers = ctx.plan.inputs_of(self) if ctx.plan is not None else []
-        return any(isinstance(producer, StreamExecGroupAggregate)
-                   and producer._passes_positions(ctx) for producer in producers)
-
-    def prepare(self, frame, input_row, params):
-        if params.passes_positions and not params.takes_positions:
-            from ..runtime.positions import numbered
-            return numbered(frame)
-        return super().prepare(frame, input_row, params)
-
-    def extra_columns(self, params) -> tuple:
-        if not params.passes_positions:
-            return ()
-        from pyspark.sql import types as T
-
-        from ..runtime.positions import SEQ_COLUMN
-        return ((SEQ_COLUMN, T.LongType()),)
 
     def runtime_params(self, input_row):
         from ..runtime.group_aggregate import GroupAggParams

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..changelog import OP_COLUMN
 from ..types import RowType, quote_identifier
@@ -85,22 +85,35 @@ class KeyedNode(ExecNode):
         """The input as the processor takes it (by default as it is)."""
         return frame
 
-    def extra_columns(self, params: Any) -> tuple:
-        """(name, Spark type) of the columns the processor emits after the row kind."""
-        return ()
+    # runs a KeyedValueProcessor row by row, so it can take and pass Flink's arrival order
+    # between keyed nodes (arrival_order.py)
+    POSITIONED: ClassVar[bool] = False
+
+    def positioned(self, ctx) -> bool:
+        return self.POSITIONED
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs
         return self.runtime().state_layout(self.runtime_params(row), struct_ddl(row))
 
     def translate(self, ctx, inputs):
+        from pyspark.sql import types as T
+
+        from ..runtime.positions import SEQ_COLUMN, numbered
+        from .arrival_order import passes_positions, takes_positions
+
         (input_row,) = ctx.input_types(self)
         params = self.run_params(ctx, input_row)
         processor = build_processor(self.runtime(), params, self.state_layout([input_row]),
                                     input_row, self.row_type)
-        return transform_keyed(self.prepare(inputs[0], input_row, params), input_row,
-                               self.key_indexes(), processor, self.row_type, self.time_mode,
-                               self.extra_columns(params))
+        frame = self.prepare(inputs[0], input_row, params)
+        processor.takes_positions = takes_positions(self, ctx)
+        processor.passes_positions = passes_positions(self, ctx)
+        if processor.passes_positions and not processor.takes_positions:
+            frame = numbered(frame)
+        extra = ((SEQ_COLUMN, T.LongType()),) if processor.passes_positions else ()
+        return transform_keyed(frame, input_row, self.key_indexes(), processor, self.row_type,
+                               self.time_mode, extra)
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -51,6 +51,10 @@ class MiniBatchBundles:
     def run_params(self, ctx, input_row):
         return replace(self.runtime_params(input_row), **ctx.options(self))
 
+    def positioned(self, ctx) -> bool:
+        """Row by row only: a mini-batch processor emits once per key and bundle."""
+        return super().positioned(ctx) and not ctx.options(self)["mini_batch_size"]
+
     def prepare(self, frame, input_row, params):
         """With mini-batch, each row's position in its micro-batch, for the count trigger."""
         if not params.mini_batch_size:

@@ -4,7 +4,7 @@ insert-only or updating input (Flink's StreamExecRank with AppendOnlyTopNFunctio
 RetractableTopNFunction)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -54,6 +54,7 @@ class StreamExecRank(KeyedNode):
                  "(RetractableTopNFunction); TTL from `state`")
     RUNTIME = "rank"
     STATE_NAMES = ("rankState",)
+    POSITIONED: ClassVar[bool] = True
     rank_type: Literal["ROW_NUMBER"]
     partition: PartitionSpec
     order_by: SortSpec

@@ -42,7 +42,7 @@ aggregate (`refuse_unsplit`). The final aggregate's changelog depends on the
 order in which the partial one hands on the copies of a row (one a bucket set): Flink's emits
 them in the expand's order. Without mini-batch the partial group aggregate passes each row's
 position on to the final one, which takes a key's rows in that order, as Flink's does
-(nodes/group_aggregate.py); the mini-batch and window aggregates hand them on in their own
+(nodes/arrival_order.py); the mini-batch and window aggregates hand them on in their own
 order within a micro-batch, so there the intermediate rows can differ from Flink's (the
 materialized result does not: FIRST_VALUE and LAST_VALUE, whose result would, have no merge,
 so they never run under a mini-batch split, and are refused in a window one).
@@ -91,7 +91,7 @@ def refuse_unsplit(specs: list[GroupAggCallSpec], ctx: QueryContext,
     """The calls this split does not run as Flink does, by name: AVG and LISTAGG (their split
     is not implemented), and FIRST_VALUE and LAST_VALUE unless `ordered_calls`: their final
     aggregate must take the partial results in the order Flink's partial aggregate emits
-    them, which the row-by-row group aggregates pass on (nodes/group_aggregate.py; they have
+    them, which the row-by-row group aggregates pass on (nodes/arrival_order.py; they have
     no merge, so a split of them is never a mini-batch one); the window aggregates hand on
     the keys of a fired window in their own order, so the first value could differ."""
     for spec in specs:

@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from itertools import dropwhile
 from typing import Any, Iterator, Optional
 
-from ..changelog import OP_COLUMN, RowKind
+from ..changelog import RowKind
 from ..functions.data_types import RowOf, from_state, parse_data_type, state_ddl, to_state
 from ..types import INTEGRAL_RANGES
 from .batch_rows import Output, plain, rows_of
@@ -85,8 +85,6 @@ class GroupAggParams:
     generate_update_before: bool       # the consumer needs -U rows
     ttl_ms: int = 0                    # > 0: emit even unchanged results (Flink, with TTL)
     mini_batch_size: int = 0           # rows a bundle (table.exec.mini-batch.size); 0: off
-    takes_positions: bool = False      # a key's rows in the order of their SEQ_COLUMN
-    passes_positions: bool = False     # each row emitted with its input row's SEQ_COLUMN
 
 
 def _initial(call: AggCall) -> Any:
@@ -526,34 +524,5 @@ class MiniBatchGroupAggProcessor(GroupAggProcessor):
         return acc
 
 
-class PositionedGroupAggProcessor(GroupAggProcessor):
-    """Row by row between two group aggregates (nodes/group_aggregate.py): a key's rows taken
-    in the order of their positions when the upstream aggregate passes them, and each row
-    emitted with the position of the input row it was emitted for."""
-
-    def run(self, key, acc, rows, out):
-        rows = list(rows)
-        if self.params.takes_positions:
-            rows.sort(key=lambda row: row[SEQ_COLUMN])
-        self.positions: list[int] = []
-        for row, (kind, values) in zip(rows, rows_of(rows, self.input_names)):
-            acc = self.step(key, acc, kind, values, out)
-            self.positions.extend([row[SEQ_COLUMN]] * (len(out) - len(self.positions)))
-        return acc
-
-    def emit(self, out):
-        if not self.params.passes_positions:
-            return super().emit(out)
-        from pyspark.sql import Row
-
-        return iter([Row(**dict(zip(self.output_names, values)),
-                         **{OP_COLUMN: code, SEQ_COLUMN: position})
-                     for (code, values), position in zip(out, self.positions)])
-
-
 def processor_class(params) -> type:
-    if params.mini_batch_size > 0:
-        return MiniBatchGroupAggProcessor
-    if params.takes_positions or params.passes_positions:
-        return PositionedGroupAggProcessor
-    return GroupAggProcessor
+    return MiniBatchGroupAggProcessor if params.mini_batch_size > 0 else GroupAggProcessor

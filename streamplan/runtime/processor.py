@@ -18,8 +18,9 @@ from typing import Any, ClassVar, Iterator, Optional
 
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
-from ..changelog import RowKind
+from ..changelog import OP_COLUMN, RowKind
 from .batch_rows import Output, emitted, rows_of
+from .positions import SEQ_COLUMN
 from .state_ttl import spark_ttl_ms
 
 
@@ -38,9 +39,15 @@ class Processor(StatefulProcessor):
 
 
 class KeyedValueProcessor(Processor):
-    """Read once, run the core per row, write once if written, emit."""
+    """Read once, run the core per row, write once if written, emit.
+
+    Between keyed nodes (nodes/arrival_order.py) it takes a key's rows in the order of their
+    positions (`takes_positions`) and emits each row with the position of the input row it
+    emitted it for (`passes_positions`); the node sets both before the query runs."""
 
     CORE: ClassVar[type]                  # the node's core, built from the parameters
+    takes_positions = False
+    passes_positions = False
 
     def init(self, handle) -> None:
         (name,) = self.layout             # the one value state
@@ -78,11 +85,24 @@ class KeyedValueProcessor(Processor):
     def run(self, key: tuple, value: Any, rows, out: list[Output]) -> Any:
         """A key's input rows of one micro-batch through the core, from its stored value;
         returns the value afterwards (by default `step` per arrival)."""
+        if self.passes_positions:                 # the position of each row emitted
+            return self._run_positioned(key, value, rows, out)
         for kind, row in self.arrivals(rows):
             value = self.step(key, value, kind, row, out)
         return value
 
+    def _run_positioned(self, key: tuple, value: Any, rows: list, out: list[Output]) -> Any:
+        self.positions: list[int] = []
+        for source, (kind, row) in zip(rows, rows_of(rows, self.input_names)):
+            value = self.step(key, value, kind, row, out)
+            self.positions.extend([source[SEQ_COLUMN]] * (len(out) - len(self.positions)))
+        return value
+
     def handleInputRows(self, key, rows, timerValues) -> Iterator:
+        if self.takes_positions or self.passes_positions:
+            rows = list(rows)
+            if self.takes_positions:
+                rows.sort(key=lambda row: row[SEQ_COLUMN])
         loaded = self.decode(self.state.get())
         out: list[Output] = []
         value = self.run(key, loaded, rows, out)
@@ -96,7 +116,13 @@ class KeyedValueProcessor(Processor):
 
     def emit(self, out: list[Output]) -> Iterator:
         """The Spark rows of what the core emitted."""
-        return emitted(out, self.output_names)
+        if not self.passes_positions:
+            return emitted(out, self.output_names)
+        from pyspark.sql import Row
+
+        return iter([Row(**dict(zip(self.output_names, values)),
+                         **{OP_COLUMN: code, SEQ_COLUMN: position})
+                     for (code, values), position in zip(out, self.positions)])
 
 
 class KeyedStateObjectProcessor(KeyedValueProcessor):

@@ -91,7 +91,7 @@ def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifes
                  f"fixture {fixture.id}: {MANIFEST} beforeRestoreOutput of {sink.table.identifier}")
              for sink in plan.sinks}
 
-    resumed = PHASE if in_one_batch(fixture, plan) else None
+    resumed = PHASE if in_one_batch(fixture, plan, env.config) else None
 
     def attempt() -> RunResult:
         with tempfile.TemporaryDirectory(prefix="harness-restore-") as work:
@@ -104,7 +104,7 @@ def _restore_with(fixture: Fixture, program: TableTestProgram, manifest: Manifes
     return result
 
 
-def in_one_batch(fixture: Fixture, plan: CompiledPlan) -> bool:
+def in_one_batch(fixture: Fixture, plan: CompiledPlan, config) -> bool:
     """Whether the restore feeds the after-restore rows in as few micro-batches as the clock
     allows (harness.batches PHASE) instead of the program's shape: for a checkpoint of an older
     Spark release whose plan has no event time and a batch-invariant changelog (so the same
@@ -112,7 +112,7 @@ def in_one_batch(fixture: Fixture, plan: CompiledPlan) -> bool:
     read that release's state, needs no more batches: the first one reads the state of every
     key the rows touch. The program's fixture of today's Spark restores in its own shape."""
     return (fixture.spark_release is not None and not advances_event_time(plan)
-            and changelog_batch_invariant(plan))
+            and changelog_batch_invariant(plan, config))
 
 
 def _program_of(fixture: Fixture, programs: list[TableTestProgram]) -> TableTestProgram:

@@ -14,8 +14,8 @@ from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
                                 StreamPlanError, TableEnvironment, advances_event_time,
-                                lookup_joins, phased_steps, source_scans, step_layout,
-                                step_times)
+                                lookup_joins, one_chain_in_arrival_order, phased_steps,
+                                source_scans, step_layout, step_times)
 
 from .batches import chunk_sizes, other_shape
 from .compare import materialized_view, order_diff, rows_diff, view_of_texts
@@ -226,11 +226,12 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
     expectations — in another batch shape than the program's fixtures (batch invariance),
     unless the plan has event time (Spark advances watermarks at batch boundaries, so
     event-time results depend on them by design). The changelog must match where it cannot
-    depend on the batches: at most one stateful node (the values source reads a batch as one
-    partition in arrival order, so the first keyed node sees each key's rows in order; a
-    second one sees its upstream keys interleaved by partition within a batch, as a Flink
-    operator sees its upstream subtasks) whose changelog is batch-invariant
-    (`CHANGELOG_BATCH_INVARIANT`). Elsewhere the materialized result must match."""
+    depend on the batches (`changelog_batch_invariant`): at most one stateful node (the values
+    source reads a batch as one partition in arrival order, so the first keyed node sees each
+    key's rows in order; a second one sees its upstream keys interleaved by partition within
+    a batch, as a Flink operator sees its upstream subtasks), or keyed nodes one after another
+    that take their input in Flink's arrival order. Elsewhere the materialized result must
+    match."""
     env, plan = compile_program(program, spark)
     shape = program.batch_shape if advances_event_time(plan) else other_shape(
         program.batch_shape, program.id)
@@ -241,19 +242,22 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
                               Path(work) / "checkpoint", shape=shape)
 
     result = retry_worker_start(attempt)
-    if shape == program.batch_shape or changelog_batch_invariant(plan):
+    if shape == program.batch_shape or changelog_batch_invariant(plan, env.config):
         check_outputs(program, result, "all")
     else:
         check_views(program, result, f"{shape} batches")
     return result
 
 
-def changelog_batch_invariant(plan: CompiledPlan) -> bool:
+def changelog_batch_invariant(plan: CompiledPlan, config) -> bool:
     """Whether the plan's changelog cannot depend on how its rows are cut into micro-batches
-    (event time aside: see run_semantic): at most one stateful node, every node's changelog
-    batch-invariant (`CHANGELOG_BATCH_INVARIANT`)."""
+    (event time aside: see run_semantic): every node's changelog batch-invariant
+    (`CHANGELOG_BATCH_INVARIANT`), and at most one stateful node, or keyed nodes one after
+    another in Flink's arrival order (streamplan/nodes/arrival_order.py)."""
+    if not all(node.CHANGELOG_BATCH_INVARIANT for node in plan.nodes):
+        return False
     stateful = [node for node in plan.nodes if node.state or node.arity == 2]
-    return len(stateful) <= 1 and all(node.CHANGELOG_BATCH_INVARIANT for node in plan.nodes)
+    return len(stateful) <= 1 or one_chain_in_arrival_order(plan, config)
 
 
 def check_refused(program: TableTestProgram, spark=None) -> None:

@@ -22,6 +22,7 @@ from .executor import (RunResult, SinkOutput, advances_event_time, phased_steps,
 from .migration import (MigrationResult, NodeMigration, migrate_plan_file, migrate_plan_text,
                         state_readable)
 from .nodes import REGISTRY, ExecNode
+from .nodes.arrival_order import one_chain_in_arrival_order
 from .nodes.base import validation_problems
 from .nodes.metadata import ExecNodeMetadata, Registry, annotation_problems
 from .options import Configuration, lookup_option, option_exists
@@ -60,7 +61,7 @@ __all__ = [
     "load_plan", "read_plan_text", "parse_plan_document", "load_plan_nodes", "build_plan",
     "spark_session",
     # running and changelogs
-    "FeedRow", "DOCS", "GeneratedBlock", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
+    "FeedRow", "DOCS", "GeneratedBlock", "parse_duration_ms", "phased_steps", "step_layout", "step_times", "advances_event_time", "one_chain_in_arrival_order", "RunResult", "SinkOutput", "ChangelogRow", "RowKind",
     "format_row", "to_json", "to_python", "brief_repr", "validation_problems", "RowType", "table_row_type",
     "readable_metadata", "scan_row_type",
     # scripts and tables

@@ -64,3 +64,16 @@ def carries_positions(calc: "ExecNode", ctx) -> bool:
         return False
     upstream = _keyed_upstream(calc, ctx)
     return upstream is not None and passes_positions(upstream, ctx)
+
+
+def one_chain_in_arrival_order(plan, config) -> bool:
+    """Whether the plan's stateful nodes are keyed nodes one after another, each after the
+    first taking its input in Flink's arrival order: then a key's changelog at the last of
+    them is Flink's whatever the micro-batches (the harness's batch invariance)."""
+    from .base import TranslateContext
+    from .keyed import KeyedNode
+
+    stateful = [node for node in plan.nodes if node.state or node.arity == 2]
+    ctx = TranslateContext(spark=None, config=config, plan=plan)
+    return (all(isinstance(node, KeyedNode) for node in stateful)
+            and sum(not takes_positions(node, ctx) for node in stateful) == 1)

@@ -115,6 +115,38 @@ class ConcatDistinctAggFunction(AggregateFunction):
         return "|".join(acc.list) if acc.list else None
 
 
+class LargerThanCount(AggregateFunction):
+    """Flink's LargerThanCount (LTCNT in OverAggregateTestPrograms): how often the first
+    argument was larger than the second; retract takes a row's one back (a row leaving a
+    bounded OVER frame). No merge. A NULL argument fails, as Java's unboxing of the Long
+    does (a NullPointerException there)."""
+
+    ARGUMENT_TYPES = ("BIGINT", "BIGINT")
+    RESULT_TYPE = "BIGINT"
+    ACCUMULATOR_TYPE = "ROW<f0 BIGINT>"
+
+    def create_accumulator(self):
+        return SimpleNamespace(f0=0)
+
+    @staticmethod
+    def _larger(a, b) -> bool:
+        if a is None or b is None:
+            raise TypeError(f"LargerThanCount: a NULL argument (a={a!r}, b={b!r}); Flink's "
+                            f"Java function fails with a NullPointerException")
+        return a > b
+
+    def accumulate(self, acc, a, b):
+        if self._larger(a, b):
+            acc.f0 += 1
+
+    def retract(self, acc, a, b):
+        if self._larger(a, b):
+            acc.f0 -= 1
+
+    def get_value(self, acc):
+        return acc.f0
+
+
 # Flink's JavaUserDefinedScalarFunctions (flink-table-planner's runtime test utils, read at
 # apache/flink 0806ad5a154e37d09b53ce56d59cec8dc11209da), for CalcTestPrograms' UDF programs.
 

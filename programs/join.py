@@ -707,6 +707,46 @@ PROGRAMS = [JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, INNER_JOIN_UPDATING_IN
             JOIN_KEYLESS_LEFT, CROSS_JOIN, SEMI_JOIN, ANTI_JOIN, JOIN_NULLS, JOIN_INTERSECT_EXCEPT,
             JOIN_USING_AND_NATURAL]
 
+# --- A program of a later copy of Flink's JoinTestPrograms.java (in exec/common, read at
+# 11575fcf003f), which its JoinRestoreTest runs, transcribed the same way; its id starts with no
+# node's short name, so it names its node. Not ported from that copy:
+# LEFT_JOIN_UPSERT_INPUT_NON_EQUI (docs/flink-programs.md, "Read but not ported").
+LATER_COMMIT = "11575fcf003ff79bd0df2d868f3e0b4c233e0bc6"
+
+SEMI_ANTI_JOIN_WITH_LITERAL_AGG = (
+    TableTestProgram.of("semi-anti-join-with-literal-agg", "join with literal agg")
+    .ported_from("JoinTestPrograms.java#SEMI_ANTI_JOIN_WITH_LITERAL_AGG", LATER_COMMIT)
+    .for_node("join")
+    .setup_table_source(SourceTestStep.new_builder("source_t1")
+                        .add_schema("a INTEGER", "b BIGINT", "c STRING")
+                        .producing_before_restore([1, 2, "3"], [12, 34, "56"])
+                        .build())
+    .setup_table_source(SourceTestStep.new_builder("source_t2")
+                        .add_schema("d INTEGER", "e BIGINT", "f STRING")
+                        .producing_before_restore([1, 2, "3"], [11, 22, "33"])
+                        .build())
+    .setup_table_source(SourceTestStep.new_builder("source_t3")
+                        .add_schema("i INTEGER", "j BIGINT", "k STRING")
+                        .producing_before_restore([1, 2, "3"], [111, 222, "333"])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("sink_t")
+                      .add_schema("b BIGINT")
+                      .consuming_before_restore("+I[2]", "+I[34]", "-D[2]", "-D[34]", "+I[2]",
+                                                "+I[34]")
+                      .build())
+    .run_sql("INSERT INTO sink_t SELECT b FROM source_t1 WHERE"
+             + " (CASE WHEN a NOT IN (SELECT i FROM source_t3) THEN 1"
+             + " WHEN a NOT IN (SELECT CAST(j AS INTEGER) FROM source_t3) THEN 2 ELSE 3 END)"
+             + " NOT IN (SELECT d FROM source_t2 WHERE source_t1.c = source_t2.f)")
+    .build())
+
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
-# table in docs/flink-programs.md). None left.
-NOT_PASSING: dict[str, str] = {}
+# table in docs/flink-programs.md).
+NOT_PASSING: dict[str, str] = {
+    SEMI_ANTI_JOIN_WITH_LITERAL_AGG.id: (
+        "its NOT IN (SELECT ...) sub-queries sit inside a CASE expression and in a NOT IN over "
+        "that expression, one correlated (source_t1.c = source_t2.f): Flink decorrelates them "
+        "into joins (SubQueryRemoveRule); the planner here takes a sub-query only in FROM and "
+        "WITH, and as a WHERE conjunct [NOT] IN / [NOT] EXISTS (a SEMI or ANTI join), and "
+        "refuses it by name elsewhere"),
+}

@@ -60,3 +60,47 @@ def test_a_udaf_over_a_non_time_order_runs_with_range_and_is_refused_with_rows(s
     with pytest.raises(UnsupportedSqlError, match=r"my_sum\(\) OVER a non-time ORDER BY with ROWS"):
         env.compile_sql("INSERT INTO S SELECT k, my_sum(v) OVER (PARTITION BY k ORDER BY n ROWS "
                         "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM T")
+
+
+def over_env(spark):
+    env = TableEnvironment(spark=spark)
+    env.execute_sql("""
+        CREATE TEMPORARY SYSTEM FUNCTION ltcnt AS 'programs._functions:LargerThanCount'
+          LANGUAGE PYTHON;
+        CREATE TABLE T (k STRING, a BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+          WITH ('connector' = 'values');
+        CREATE TABLE S (k STRING, n BIGINT, c BIGINT) WITH ('connector' = 'values');""")
+    return env
+
+
+def over_of(plan):
+    (over,) = [node for node in plan.nodes if node.type.startswith("stream-exec-over-aggregate")]
+    return over
+
+
+def test_a_constant_expression_argument_of_an_over_udaf_is_projected_below_it(spark):
+    """Flink's OverAggregateTestPrograms call LTCNT(a, CAST('4' AS BIGINT)): a constant (no
+    column) becomes a column of the calc under the over aggregate, as a literal does."""
+    plan = over_env(spark).compile_sql(
+        "INSERT INTO S SELECT k, ltcnt(a, CAST('4' AS BIGINT)) OVER w, COUNT(a) OVER w FROM T "
+        "WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)")
+    over = over_of(plan)
+    (calc,) = plan.inputs_of(over)
+    assert calc.projection[-1] == "CAST('4' AS BIGINT)"
+    udaf, count = over.over_spec.groups[0].agg_calls
+    assert udaf.arg_list == [1, len(calc.projection) - 1] and count.arg_list == [1]
+
+
+@pytest.mark.parametrize("frame, rows, lower", [
+    ("RANGE UNBOUNDED PRECEDING", False, "UNBOUNDED_PRECEDING"),
+    ("ROWS 5 PRECEDING", True, "PRECEDING"),
+    ("RANGE INTERVAL '10' SECOND PRECEDING", False, "PRECEDING")])
+def test_a_frame_given_by_its_start_ends_at_the_current_row(spark, frame, rows, lower):
+    """SQL's shorthand (Calcite's, so Flink's): `RANGE x PRECEDING` is `RANGE BETWEEN x
+    PRECEDING AND CURRENT ROW`."""
+    env = over_env(spark)
+    plan = env.compile_sql(f"INSERT INTO S SELECT k, COUNT(a) OVER (PARTITION BY k ORDER BY ts "
+                           f"{frame}), 0 FROM T")
+    group = over_of(plan).over_spec.groups[0]
+    assert (group.is_rows, group.lower_bound.kind, group.upper_bound.kind) == (
+        rows, lower, "CURRENT_ROW")

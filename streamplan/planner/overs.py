@@ -165,7 +165,8 @@ class OverRules:
     def _over_udaf(self, call, frame, index, row: RowType, constants: list[tuple[str, str]],
                    specs: list, where: str, refuse) -> tuple:
         """A user-defined aggregate function over a time-ordered window: its arguments are
-        columns, or literals projected as constants after the input's columns (as LAG's); a
+        columns, or constants (literals, casts of literals: no column) projected after the
+        input's columns (as LAG's, as Flink's calc under the over aggregate does); a
         bounded frame retracts the rows that leave it, so the function needs retract (Flink's
         bounded over functions call it). Appends its spec; returns the key of equal calls."""
         _, order, is_rows, (kind, _, _) = frame
@@ -177,8 +178,7 @@ class OverRules:
                          f"aggregates whose value is their accumulator; RANGE runs them)")
         arg_list = []
         for argument in call.arguments:
-            if isinstance(argument, (exp.Literal, exp.Null)) or (
-                    isinstance(argument, exp.Neg) and isinstance(argument.this, exp.Literal)):
+            if not any(True for _ in argument.find_all(exp.Column)):    # a constant
                 text = argument.sql(dialect="spark")
                 known = [n for n, (sql, _) in enumerate(constants) if sql == text]
                 if not known:
@@ -215,7 +215,7 @@ class OverRules:
         if spec is None:
             return partition, order_index, False, (UNBOUNDED_PRECEDING, None, None)
         is_rows = str(spec.args.get("kind")).upper() == "ROWS"
-        end = spec.args.get("end")
+        end = spec.args.get("end") or "CURRENT ROW"     # `RANGE x PRECEDING`: SQL's shorthand
         if not (isinstance(end, str) and end.upper() == "CURRENT ROW"):
             raise refuse(f"an OVER frame ending at {end} (Flink: OVER RANGE FOLLOWING windows are "
                          f"not supported yet; the frame ends at CURRENT ROW)")

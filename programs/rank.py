@@ -306,7 +306,7 @@ RANK_NULLS = (
 # batch, and the rank must take the aggregate's -U/+U rows in the order Flink's aggregate emits
 # them (as each row arrives), not key by key (nodes/arrival_order.py); a -U lets another key
 # in until its +U, so that order decides the changelog. A SUM can fall, so Flink ranks with its
-# RetractStrategy (a COUNT would get the UpdateFastStrategy, not implemented here). Rows:
+# RetractStrategy (a COUNT gets the UpdateFastStrategy: the programs below). Rows:
 # PyFlink 2.3 (tools/flink_compare).
 RANK_OF_AGGREGATE_BATCHED = (
     TableTestProgram.of("rank-of-aggregate-batched", "top 2 keys by sum over an aggregate's "
@@ -328,11 +328,76 @@ RANK_OF_AGGREGATE_BATCHED = (
              "total DESC) AS rn FROM (SELECT k, SUM(v) AS total FROM T GROUP BY k)) WHERE rn <= 2")
     .build())
 
+# Flink's UpdateFastStrategy (UpdatableTopNFunction): the canonical Top-N over an aggregate's
+# COUNT. A COUNT only grows, so Flink's planner (its modified-monotonicity analysis) lets the
+# rank keep only the top rows by the aggregate's key, and the aggregate sends no -U: a key
+# whose count grows moves up (-U/+U of the ranks it passes), a new key enters at the bottom
+# and pushes the last one out. Rows: PyFlink 2.3 (tools/flink_compare).
+def update_fast_program(id: str, description: str, rows: SourceTestStep, schema: tuple,
+                        expected: tuple[list[str], list[str]], sql: str) -> TableTestProgram:
+    sink = (SinkTestStep.new_builder("S").add_schema(*schema)
+            .add_option("sink-insert-only", "false")
+            .consuming_before_restore(*expected[0]).consuming_after_restore(*expected[1]).build())
+    return (TableTestProgram.of(id, description).setup_table_source(rows).setup_table_sink(sink)
+            .run_sql(sql).build())
+
+
+COUNTED = (SourceTestStep.new_builder("T").add_schema("k STRING", "cat STRING")
+           .producing_before_restore(["a", "x"], ["b", "x"], ["a", "x"], ["c", "y"], ["c", "y"],
+                                     ["c", "y"], ["b", "x"], ["e", "y"])
+           .producing_after_restore(["d", "y"], ["d", "y"], ["d", "y"], ["d", "y"], ["b", "x"],
+                                    ["a", "x"], ["e", "y"], ["a", "x"]).build())
+RANK_UPDATE_FAST_TOP_N_OF_COUNT = update_fast_program(
+    "rank-update-fast-top-n-of-count", "the top 2 keys by COUNT with their row number (Flink's "
+    "UpdateFastStrategy): counts move keys up", COUNTED, ("k STRING", "cnt BIGINT", "rn BIGINT"),
+    (["+I[a, 1, 1]", "+I[b, 1, 2]", "-U[a, 1, 1]", "+U[a, 2, 1]", "-U[b, 1, 2]", "+U[c, 2, 2]",
+      "-U[a, 2, 1]", "-U[c, 2, 2]", "+U[c, 3, 1]", "+U[a, 2, 2]"],
+     ["-U[a, 2, 2]", "+U[d, 3, 2]", "-U[c, 3, 1]", "-U[d, 3, 2]", "+U[d, 4, 1]", "+U[c, 3, 2]",
+      "-U[c, 3, 2]", "+U[a, 4, 2]"]),
+    "INSERT INTO S SELECT * FROM (SELECT k, cnt, ROW_NUMBER() OVER (ORDER BY cnt DESC) "
+    "AS rn FROM (SELECT k, COUNT(*) AS cnt FROM T GROUP BY k)) WHERE rn <= 2")
+RANK_UPDATE_FAST_WITHOUT_ROW_NUMBER = update_fast_program(
+    "rank-update-fast-without-row-number", "the top 2 keys of each category by COUNT, without "
+    "the row number (Flink's UpdateFastStrategy)", COUNTED,
+    ("cat STRING", "k STRING", "cnt BIGINT"),
+    (["+I[x, a, 1]", "+I[x, b, 1]", "-U[x, a, 1]", "+U[x, a, 2]", "+I[y, c, 1]", "-U[y, c, 1]",
+      "+U[y, c, 2]", "-U[y, c, 2]", "+U[y, c, 3]", "-U[x, b, 1]", "+U[x, b, 2]", "+I[y, e, 1]"],
+     ["-D[y, e, 1]", "+I[y, d, 2]", "-U[y, d, 2]", "+U[y, d, 3]", "-U[y, d, 3]", "+U[y, d, 4]",
+      "-U[x, b, 2]", "+U[x, b, 3]", "-U[x, a, 2]", "+U[x, a, 3]", "-U[x, a, 3]", "+U[x, a, 4]"]),
+    "INSERT INTO S SELECT cat, k, cnt FROM (SELECT cat, k, cnt, ROW_NUMBER() OVER "
+    "(PARTITION BY cat ORDER BY cnt DESC) AS rn FROM (SELECT cat, k, COUNT(*) AS cnt "
+    "FROM T GROUP BY cat, k)) WHERE rn <= 2")
+RANK_UPDATE_FAST_TOP_1_OF_MAX = update_fast_program(
+    "rank-update-fast-top-1-of-max", "the key with the largest MAX (Flink's UpdateFastStrategy, "
+    "top 1: FastTop1Function)",
+    source([["a", 5, 1], ["b", 3, 2], ["b", 7, 3], ["a", 6, 4]],
+           [["c", 7, 5], ["a", 9, 6], ["b", 8, 7]]), ("k STRING", "m INT"),
+    (["+I[a, 5]", "-U[a, 5]", "+U[b, 7]"], ["-U[b, 7]", "+U[a, 9]"]),
+    "INSERT INTO S SELECT k, m FROM (SELECT k, m, ROW_NUMBER() OVER (ORDER BY m DESC) "
+    "AS rn FROM (SELECT k, MAX(v) AS m FROM T GROUP BY k)) WHERE rn = 1")
+
+# A SUM is monotonic when a filter bounds its argument below by zero (Flink's
+# getFilteredColumnInterval): the Top-N over the revenue of positive amounts is UpdateFast.
+RANK_UPDATE_FAST_TOP_N_OF_POSITIVE_SUM = update_fast_program(
+    "rank-update-fast-top-n-of-positive-sum", "the top 2 keys by a SUM of amounts a WHERE keeps "
+    "above zero (Flink's UpdateFastStrategy)",
+    source([["a", 5, 1], ["b", 3, 2], ["b", -7, 3], ["c", 4, 4], ["b", 3, 5]],
+           [["c", 3, 6], ["a", -2, 7], ["a", 1, 8], ["d", 20, 9]]),
+    ("k STRING", "revenue INT", "rn BIGINT"),
+    (["+I[a, 5, 1]", "+I[b, 3, 2]", "-U[b, 3, 2]", "+U[c, 4, 2]", "-U[a, 5, 1]", "+U[b, 6, 1]",
+      "-U[c, 4, 2]", "+U[a, 5, 2]"],
+     ["-U[b, 6, 1]", "+U[c, 7, 1]", "-U[a, 5, 2]", "+U[b, 6, 2]", "-U[c, 7, 1]", "+U[d, 20, 1]",
+      "-U[b, 6, 2]", "+U[c, 7, 2]"]),
+    "INSERT INTO S SELECT * FROM (SELECT k, revenue, ROW_NUMBER() OVER (ORDER BY revenue DESC) "
+    "AS rn FROM (SELECT k, SUM(v) AS revenue FROM T WHERE v > 0 GROUP BY k)) WHERE rn <= 2")
+
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
             RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
             RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES,
             RANK_BATCHED, RANK_N_TEST, RANK_TEST_RETRACT_STRATEGY, RANK_NULLS,
-            RANK_OF_AGGREGATE_BATCHED]
+            RANK_OF_AGGREGATE_BATCHED, RANK_UPDATE_FAST_TOP_N_OF_COUNT,
+            RANK_UPDATE_FAST_WITHOUT_ROW_NUMBER, RANK_UPDATE_FAST_TOP_1_OF_MAX,
+            RANK_UPDATE_FAST_TOP_N_OF_POSITIVE_SUM]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).

@@ -84,4 +84,23 @@ SORT_LIMIT_BY_UNSELECTED_COLUMN = (
     .run_sql("INSERT INTO S SELECT id, name FROM T ORDER BY score DESC LIMIT 2")
     .build())
 
-PROGRAMS = [SORT_LIMIT_ASC, SORT_LIMIT_DESC, SORT_LIMIT_BY_UNSELECTED_COLUMN]
+# ORDER BY an aggregate's COUNT: Flink's UpdateFastStrategy for the sort-limit too (a COUNT
+# only grows; the aggregate sends no -U). Rows: PyFlink 2.3 (tools/flink_compare).
+SORT_LIMIT_UPDATE_FAST_OF_COUNT = (
+    TableTestProgram.of("sort-limit-update-fast-of-count", "the 2 keys with the largest COUNT "
+                        "(Flink's UpdateFastStrategy): a growing count moves a key in")
+    .setup_table_source(SourceTestStep.new_builder("T").add_schema("k STRING")
+                        .producing_before_restore(["a"], ["b"], ["a"], ["c"], ["c"], ["c"])
+                        .producing_after_restore(["b"], ["b"], ["d"], ["a"], ["a"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("k STRING", "cnt BIGINT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[a, 1]", "+I[b, 1]", "-U[a, 1]", "+U[a, 2]",
+                                                "-D[b, 1]", "+I[c, 2]", "-U[c, 2]", "+U[c, 3]")
+                      .consuming_after_restore("-D[a, 2]", "+I[b, 3]", "-D[b, 3]", "+I[a, 4]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT k, cnt FROM (SELECT k, COUNT(*) AS cnt FROM T GROUP BY k) "
+             "ORDER BY cnt DESC LIMIT 2")
+    .build())
+
+PROGRAMS = [SORT_LIMIT_ASC, SORT_LIMIT_DESC, SORT_LIMIT_BY_UNSELECTED_COLUMN,
+            SORT_LIMIT_UPDATE_FAST_OF_COUNT]

@@ -1,5 +1,6 @@
-"""Top-N without Spark: Flink's FastTop1Function, AppendOnlyTopNFunction and
-RetractableTopNFunction record by record. Rows are (id, score); the sort key is the score."""
+"""Top-N without Spark: Flink's FastTop1Function, AppendOnlyTopNFunction,
+RetractableTopNFunction and UpdatableTopNFunction record by record. Rows are (id, score); the
+sort key is the score."""
 from __future__ import annotations
 
 import pytest
@@ -17,9 +18,9 @@ class TopN:
     """Drives the core like the processor: one partition key, rows in arrival order."""
 
     def __init__(self, rank_end, rank_start=1, rn=True, update_before=True, insert_only=True,
-                 sort_key=SCORE_ASC):
+                 sort_key=SCORE_ASC, row_key=()):
         self.core = top_n_function(RankParams(sort_key, rank_start, rank_end, rn, update_before,
-                                        insert_only))
+                                              insert_only, row_key=row_key))
         self.state = RankState()
 
     def __call__(self, row, kind=I):
@@ -33,6 +34,9 @@ def test_params_pick_flinks_function_like_stream_exec_rank():
     assert RankParams(SCORE_ASC, 1, 1, False, True, True).strategy == "top1"
     assert RankParams(SCORE_ASC, 1, 3, False, True, True).strategy == "append"
     assert RankParams(SCORE_ASC, 1, 1, False, True, False).strategy == "retract"
+    # UpdateFast (a row key): FastTop1Function for a top 1, else UpdatableTopNFunction
+    assert RankParams(SCORE_ASC, 1, 1, False, True, False, row_key=(0,)).strategy == "top1"
+    assert RankParams(SCORE_ASC, 1, 3, False, True, False, row_key=(0,)).strategy == "update"
     with pytest.raises(ValueError, match="rank range"):
         RankParams(SCORE_ASC, 3, 2, False, True, True)
 
@@ -249,6 +253,64 @@ def test_retracting_an_absent_row_is_lenient_like_flink():
     assert t(("b", 3)) == ["+I['b', 3, 1]"]
 
 
+# --- UpdatableTopNFunction (UpdateFast: updating input without -U, rows keyed by id) ----------
+
+SCORE_DESC = ((1, False, False),)
+
+
+def updatable(rank_end, rank_start=1, rn=True):
+    return TopN(rank_end, rank_start, rn, insert_only=False, sort_key=SCORE_DESC, row_key=(0,))
+
+
+def test_updatable_with_row_number_moves_an_updated_row_up_past_the_rows_it_passes():
+    t = updatable(3)
+    assert t(("a", 1)) == ["+I['a', 1, 1]"]
+    assert t(("b", 1), UA) == ["+I['b', 1, 2]"]           # the row kind is not read
+    # b's score grows past a: the old row is retracted first, a moves down to b's old rank
+    assert t(("b", 2), UA) == ["-U['a', 1, 1]", "-U['b', 1, 2]", "+U['b', 2, 1]",
+                               "+U['a', 1, 2]"]
+    assert t(("b", 2), UA) == ["-U['b', 2, 1]", "+U['b', 2, 1]"]    # same sort key
+    # a lower score breaks the monotonicity: Flink's lenient path over [old rank, new rank]
+    assert t(("b", 0), UA) == ["-U['b', 2, 1]", "-U['a', 1, 2]", "+U['a', 1, 1]",
+                               "+U['b', 0, 2]"]
+
+
+def test_updatable_new_row_shifts_the_rows_below_it():
+    t = updatable(2)
+    t(("a", 1)), t(("b", 1))
+    assert t(("c", 2)) == ["-U['a', 1, 1]", "+U['c', 2, 1]", "-U['b', 1, 2]", "+U['a', 1, 2]"]
+    assert t(("d", 1)) == []                               # below the full top 2
+
+
+def test_updatable_with_an_offset_emits_only_the_ranks_in_range():
+    t = updatable(3, rank_start=2, rn=False)
+    assert t(("a", 1)) == []                               # rank 1: before the range
+    assert t(("b", 2)) == ["+I['a', 1]"]                   # a moves to rank 2
+
+
+def test_update_fast_top1_reads_updates_as_rows():
+    """FastTop1Function under UpdateFast: a +U (a growing MAX) replaces the top row only when
+    strictly better, whatever its key."""
+    t = TopN(1, rn=False, insert_only=False, sort_key=SCORE_DESC, row_key=(0,))
+    assert t(("a", 5)) == ["+I['a', 5]"]
+    assert t(("b", 7), UA) == ["-U['a', 5]", "+U['b', 7]"]
+    assert t(("a", 7), UA) == []                           # a tie keeps b
+
+
+def test_updatable_without_row_number_evicts_the_last_row():
+    t = updatable(2, rn=False)
+    assert t(("a", 1)) == ["+I['a', 1]"]
+    assert t(("b", 1)) == ["+I['b', 1]"]
+    assert t(("c", 1)) == []                               # not better than the last
+    assert t(("c", 2)) == ["-D['b', 1]", "+I['c', 2]"]
+    assert t(("a", 3), UA) == ["-U['a', 1]", "+U['a', 3]"]
+    # b left the top N: its next update is a new row again, and pushes c out
+    assert t(("b", 5), UA) == ["-D['c', 2]", "+I['b', 5]"]
+    core, state = t.core, t.state
+    assert state.data == {(3,): [("a", 3)], (5,): [("b", 5)]}
+    assert decode_state(core, encode_state(core, state)).data == state.data
+
+
 # --- state layout and (de)serialization -------------------------------------------------------
 
 def test_state_layout_per_strategy():
@@ -262,6 +324,8 @@ def test_state_layout_per_strategy():
                                    "ttl": "processing-time"}}
     assert state_layout(RankParams(SCORE_ASC, 1, 3, False, True, False), row)["data-state"][
         "value"] == f"sortKeys ARRAY<STRUCT<count: BIGINT, rows: ARRAY<STRUCT<{row}>>>>"
+    assert state_layout(RankParams(SCORE_ASC, 1, 3, False, True, False, row_key=(0,)), row)[
+        "data-state-with-update"]["value"] == f"sortKeys ARRAY<STRUCT<rows: ARRAY<STRUCT<{row}>>>>"
 
 
 def test_retract_state_round_trips_with_sort_keys_in_order_and_uncounted_rows():

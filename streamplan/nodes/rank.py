@@ -1,10 +1,11 @@
 """Top-N: `ROW_NUMBER() OVER (PARTITION BY k ORDER BY ...) AS rn ... WHERE rn <= N` (also
 `rn < N`, `rn BETWEEN a AND b`), with or without the rank number in the output, over
-insert-only or updating input (Flink's StreamExecRank with AppendOnlyTopNFunction or
-RetractableTopNFunction)."""
+insert-only or updating input (Flink's StreamExecRank with AppendOnlyTopNFunction,
+RetractableTopNFunction or, for a sort key that only moves towards the top,
+UpdatableTopNFunction)."""
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Optional
 
 from pydantic import Field, model_validator
 
@@ -14,7 +15,7 @@ from .fields import FieldIndex
 from .keyed import KeyedNode
 from .metadata import exec_node
 
-APPEND_FAST, RETRACT = "AppendFast", "Retract"
+APPEND_FAST, RETRACT, UPDATE_FAST = "AppendFast", "Retract", "UpdateFast"
 
 
 class PartitionSpec(PlanModel):
@@ -44,14 +45,33 @@ class RankRange(PlanModel):
 
 
 class RankStrategy(PlanModel):
-    type: Literal["AppendFast", "Retract"]     # AppendFast: insert-only input
+    """Flink's RankProcessStrategy. AppendFast: insert-only input; UpdateFast: updating input
+    without -U, unique by `primaryKeys` (which hold the partition key), whose sort key only
+    moves towards the top; Retract: any other."""
+
+    type: Literal["AppendFast", "Retract", "UpdateFast"]
+    primary_keys: Optional[list[FieldIndex]] = None
+
+    @model_validator(mode="after")
+    def _keys_with_update_fast(self) -> "RankStrategy":
+        if (self.type == UPDATE_FAST) != bool(self.primary_keys):
+            raise ValueError("primaryKeys is given with the UpdateFast strategy, and only there")
+        return self
+
+    @property
+    def label(self) -> str:
+        """As the node's description shows it (Flink's RankProcessStrategy.toString)."""
+        if self.type == UPDATE_FAST:
+            return f"{UPDATE_FAST}[{','.join(map(str, self.primary_keys))}]"
+        return self.type
 
 
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
 class StreamExecRank(KeyedNode):
     STATE_DOC = ("per partition key, by Flink's Top-N function: the top row (FastTop1Function), the TopN "
-                 "buffer (AppendOnlyTopNFunction) or every row with its sort key's count "
-                 "(RetractableTopNFunction); TTL from `state`")
+                 "buffer (AppendOnlyTopNFunction; UpdatableTopNFunction, by the input's unique "
+                 "key) or every row with its sort key's count (RetractableTopNFunction); TTL "
+                 "from `state`")
     RUNTIME = "rank"
     STATE_NAMES = ("rankState",)
     POSITIONED: ClassVar[bool] = True
@@ -65,7 +85,8 @@ class StreamExecRank(KeyedNode):
 
     def input_field_indexes(self):
         return [("partition.fields", 0, self.partition.fields),
-                ("orderBy.fields", 0, [field.index for field in self.order_by.fields])]
+                ("orderBy.fields", 0, [field.index for field in self.order_by.fields]),
+                ("rankStrategy.primaryKeys", 0, self.rank_strategy.primary_keys or [])]
 
     def output_unique_keys(self, inputs, input_keys):
         """Flink's upsert keys of a Rank (FlinkRelMdUpsertKeys, getRankUniqueKeys): the input's
@@ -95,9 +116,21 @@ class StreamExecRank(KeyedNode):
                                            "The plan was edited: updating input needs the "
                                            "Retract strategy.")
         kinds = inputs[0]
+        if self.rank_strategy.type == UPDATE_FAST:
+            # UpdatableTopNFunction reads every row as an insert or an update of its key (a -D
+            # too, as in Flink); a -U would be read as one
+            if RowKind.UPDATE_BEFORE in kinds:
+                raise self.unsupported_changes(
+                    f"Rank node {self.id} (strategy UpdateFast)",
+                    frozenset({RowKind.UPDATE_BEFORE}), origins[0],
+                    "The plan was edited: input with -U needs the Retract strategy.")
+            return
         if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
             raise self.unsupported_changes(f"Rank node {self.id}", frozenset(
                 {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
+
+    def needs_update_before(self, input_keys, downstream):
+        return self.rank_strategy.type != UPDATE_FAST
 
     # --- state and runtime ---------------------------------------------------------------
     def key_indexes(self):
@@ -110,4 +143,5 @@ class StreamExecRank(KeyedNode):
             rank_start=self.rank_range.start, rank_end=self.rank_range.end,
             output_rank_number=self.output_row_number,
             generate_update_before=self.generate_update_before,
-            input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.state_ttl_ms())
+            input_insert_only=self.rank_strategy.type == APPEND_FAST, ttl_ms=self.state_ttl_ms(),
+            row_key=tuple(self.rank_strategy.primary_keys or ()))

@@ -11,5 +11,6 @@ from .rank import StreamExecRank
            min_state_version="0.3")
 class StreamExecSortLimit(StreamExecRank):
     STATE_DOC = ("one rank under a constant key, as `stream-exec-rank` with no partition: the "
-                 "TopN buffer (AppendOnlyTopNFunction) or every row with its sort key's count "
-                 "(RetractableTopNFunction); TTL from `state`")
+                 "TopN buffer (AppendOnlyTopNFunction; UpdatableTopNFunction, by the input's unique "
+                 "key) or every row with its sort key's count (RetractableTopNFunction); TTL "
+                 "from `state`")

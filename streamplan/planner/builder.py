@@ -111,6 +111,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
         for insert in inserts:
             self._plan_insert(insert)
         self._refuse_state_over_source_watermarks()
+        self._update_fast_ranks()
         self._generate_update_before_where_needed()
         self._settle_mini_batch_modes()
         self._check_mini_batch_nodes(inserts)

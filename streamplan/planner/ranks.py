@@ -12,12 +12,15 @@ from sqlglot import exp
 from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.deduplicate import StreamExecDeduplicate
-from ..nodes.rank import APPEND_FAST, RETRACT
+from ..nodes.calc import StreamExecCalc
+from ..nodes.rank import APPEND_FAST, RETRACT, UPDATE_FAST
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
                           StreamExecRank)
+from ..plan import CompiledPlan
 from ..types import Field, RowType, SqlType, quote_identifier
 from .aggregates import over_aggregate_call
 from .common import QueryContext, Relation, _conjuncts, _dedupe
+from .monotonicity import CONSTANT, DECREASING, INCREASING, MonotonicityQuery
 from .scope import Scope, ScopeField, plain_column
 
 
@@ -155,6 +158,64 @@ class RankRules:
         remaining_condition = exp.and_(*remaining) if len(remaining) > 1 else (
             remaining[0] if remaining else None)
         return Relation(node, scope_fields, names), remaining_condition
+
+
+    def _update_fast_ranks(self) -> None:
+        """Flink's UpdateFastStrategy, decided once the graph is complete (before the -U
+        inference): a rank or sort-limit planned with the Retract strategy takes it when
+        (RankProcessStrategy.analyzeRankProcessStrategies) its input has a unique key holding
+        the partition key and every sort field only moves towards the top (monotonicity.py),
+        and (the changelog inference's ONLY_UPDATE_AFTER) the node producing its updates can
+        leave out -U: an aggregate, rank, deduplicate or normalize reached through
+        projections without a filter that feed nothing else. Its input then emits no -U."""
+        plan = CompiledPlan(self.nodes, self.edges)
+        monotonicity = MonotonicityQuery(plan.inputs_of)
+        consumers: dict[int, int] = {}
+        for edge in self.edges:
+            consumers[edge.source] = consumers.get(edge.source, 0) + 1
+        for index, node in enumerate(self.nodes):
+            if not isinstance(node, StreamExecRank) or node.rank_strategy.type != RETRACT:
+                continue
+            (source,) = plan.inputs_of(node)
+            keys = self.unique_keys[source.id]
+            partition = set(node.partition.fields)
+            if not keys or not any(partition <= set(key) for key in keys):
+                continue
+            if not _moves_to_top(node, monotonicity.of(source)):
+                continue
+            if not _updates_without_before(source, plan, consumers):
+                continue
+            strategy = RankStrategy(type=UPDATE_FAST, primary_keys=list(keys[0]))
+            description = node.description.replace(   # a sort-limit's, then a rank's
+                f"strategy=[{RETRACT}Strategy]",
+                f"strategy=[{UPDATE_FAST}Strategy[{','.join(map(str, keys[0]))}]]").replace(
+                f"strategy=[{RETRACT}]", f"strategy=[{strategy.label}]")
+            self.nodes[index] = node.model_copy(update={"rank_strategy": strategy,
+                                                        "description": description})
+
+
+def _moves_to_top(rank: StreamExecRank, monotonicity) -> bool:
+    """Every sort field is CONSTANT, or INCREASING sorted descending, or DECREASING sorted
+    ascending: an update can only move a row towards the top."""
+    if monotonicity is None or not rank.order_by.fields:
+        return False
+    return all(monotonicity[f.index] == CONSTANT
+               or (monotonicity[f.index] == INCREASING and not f.is_ascending)
+               or (monotonicity[f.index] == DECREASING and f.is_ascending)
+               for f in rank.order_by.fields)
+
+
+def _updates_without_before(node, plan: CompiledPlan, consumers: dict[int, int]) -> bool:
+    """Whether `node` can send its one consumer updates without -U (Flink's
+    ONLY_UPDATE_AFTER): a node that generates its updates, through calcs without a filter
+    (a filter needs -U: FLINK-9528)."""
+    while consumers.get(node.id) == 1:
+        if "generate_update_before" in type(node).model_fields:
+            return True
+        if not isinstance(node, StreamExecCalc) or node.condition is not None:
+            return False
+        (node,) = plan.inputs_of(node)
+    return False
 
 
 def _outer_reads(outer: exp.Select, remaining: list[exp.Expression], rn: str,

@@ -13,9 +13,13 @@ by record, picked as StreamExecRank picks them for a constant rank range:
   outgrows N (-D, unless it is the new row itself) and emits +I; with the rank number or an
   offset, processElementWithRowNumber shifts the rows below the new one (-U/+U at each rank,
   +I at the first rank nobody had) and drops the sort keys it did not reach from state.
-* updating input: RetractableTopNFunction, with its two structures: `data` (sort key -> every
-  row, Flink's "data-state" MapState) and `counts` (sort key -> number of rows, Flink's
-  "sorted-map" treeMap). Accumulations run emitRecordsWithRowNumber /
+* updating input whose sort key only moves towards the top (the UpdateFastStrategy: the
+  planner's monotonicity analysis, planner/monotonicity.py): FastTop1Function for [1, 1],
+  else UpdatableTopNFunction, which keeps the Top-N's rows only, by the input's unique key,
+  and reads every row as an insert or an update of its key (the input sends no -U).
+* any other updating input: RetractableTopNFunction, with its two structures: `data` (sort
+  key -> every row, Flink's "data-state" MapState) and `counts` (sort key -> number of rows,
+  Flink's "sorted-map" treeMap). Accumulations run emitRecordsWithRowNumber /
   emitRecordsWithoutRowNumber, retractions retractRecordWithRowNumber /
   retractRecordWithoutRowNumber, including Flink's handling of a retraction that finds no
   row (its sort key's count still goes down, the lenient "state cleared" path).
@@ -27,15 +31,13 @@ compared (retraction matching, the append-only "is the evicted row the new one")
 fields, as Flink's RecordEqualiser / RowData.equals do once the row kind is erased.
 
 Not ported: RANK / DENSE_RANK (Flink rejects them on streams too), variable rank ends
-(VariableRankRange: `rn <= column`), UpdatableTopNFunction and FastTop1Function on updating
-input (the UpdateFastStrategy, which needs monotonicity analysis of the input's upsert key;
-updating input always takes the Retract path here), AppendOnlyFirstNFunction (ORDER BY a
+(VariableRankRange: `rn <= column`), AppendOnlyFirstNFunction (ORDER BY a
 processing-time attribute, which the engine does not have), and the LRU caches in front of
 the state. State TTL is per partition key here (one Spark state value), where Flink's map
 states expire per sort key.
 
-One module per function, as Flink splits them: `fast_top1`, `append_only`, `retractable`
-(what they share: `top_n`); `state`: the layout on Spark and `RankProcessor`.
+One module per function, as Flink splits them: `fast_top1`, `append_only`, `retractable`,
+`updatable` (what they share: `top_n`); `state`: the layout on Spark and `RankProcessor`.
 """
 from __future__ import annotations
 

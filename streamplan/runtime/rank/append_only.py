@@ -24,16 +24,6 @@ class AppendOnlyTopNFunction(InsertOnlyTopNFunction):
         else:
             self._append_without_row_number(state, row, out)
 
-    def _check_sort_key_in_buffer_range(self, buffer: dict[tuple, list[tuple]],
-                                        sort_key: tuple) -> bool:
-        """TopNBuffer.checkSortKeyInBufferRange(sortKey, rankEnd)."""
-        if not buffer:
-            return True
-        worst = self.sorted_keys(buffer)[-1]
-        if self.compare(sort_key, worst) < 0:
-            return True
-        return sum(len(rows) for rows in buffer.values()) < self.rank_end
-
     def _append_with_row_number(self, state: RankState, sort_key: tuple, row: tuple,
                                 out: list[Output]) -> None:
         """AppendOnlyTopNHelper.processElementWithRowNumber."""

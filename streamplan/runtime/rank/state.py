@@ -8,11 +8,13 @@ from ..processor import KeyedStateObjectProcessor
 from .append_only import AppendOnlyTopNFunction
 from .fast_top1 import FastTop1Function
 from .retractable import RetractableTopNFunction
-from .top_n import (APPEND_STATE, RETRACT_STATE, TOP1_STATE, AbstractTopNFunction, RankParams,
-                    RankState)
+from .top_n import (APPEND_STATE, RETRACT_STATE, TOP1_STATE, UPDATE_STATE, AbstractTopNFunction,
+                    RankParams, RankState)
+from .updatable import UpdatableTopNFunction
 
 FUNCTIONS = {"top1": FastTop1Function, "append": AppendOnlyTopNFunction,
-             "retract": RetractableTopNFunction}
+             "retract": RetractableTopNFunction, "update": UpdatableTopNFunction}
+BUFFER_STATES = {"append": APPEND_STATE, "update": UPDATE_STATE}   # sort keys -> rows
 
 
 def top_n_function(params: RankParams) -> AbstractTopNFunction:
@@ -25,15 +27,16 @@ def state_layout(params: RankParams, row_ddl: str) -> dict[str, dict[str, str]]:
     DDL), with processing-time TTL (always on; see runtime.state_ttl):
 
     * top1: FastTop1Function's top row;
-    * append: the TopNBuffer, its sort keys in order, each with its rows in arrival order;
+    * append, update: the TopNBuffer, its sort keys in order, each with its rows in arrival
+      order (update: in Flink's inner-rank order, the rows of the Top-N only);
     * retract: every sort key in order with its rows and its count in Flink's treeMap (a
       count of 0: rows of a sort key the treeMap no longer has).
     Sort keys are not stored: every row of an entry carries its own."""
     row = f"STRUCT<{row_ddl}>"
     if params.strategy == "top1":
         return {TOP1_STATE: {"kind": "value", "value": f"row {row}", "ttl": "processing-time"}}
-    if params.strategy == "append":
-        return {APPEND_STATE: {"kind": "value",
+    if params.strategy in BUFFER_STATES:
+        return {BUFFER_STATES[params.strategy]: {"kind": "value",
                                "value": f"sortKeys ARRAY<STRUCT<rows: ARRAY<{row}>>>",
                                "ttl": "processing-time"}}
     return {RETRACT_STATE: {"kind": "value",
@@ -69,7 +72,7 @@ def encode_state(core: AbstractTopNFunction, state: RankState) -> Optional[tuple
     if core.p.strategy == "top1":
         return None if state.top1 is None else (state.top1,)
     keys = core.sorted_keys(state.data)
-    if core.p.strategy == "append":
+    if core.p.strategy in BUFFER_STATES:
         entries = [(list(state.data[key]),) for key in keys]
     else:
         entries = [(state.counts.get(key, 0), list(state.data[key])) for key in keys]

@@ -16,6 +16,7 @@ LOG = logging.getLogger("streamplan.runtime.rank")
 
 APPEND_STATE = "data-state-with-append"   # AppendOnlyTopNFunction's dataState
 RETRACT_STATE = "data-state"               # RetractableTopNFunction's dataState (+ its treeMap)
+UPDATE_STATE = "data-state-with-update"    # UpdatableTopNFunction's dataState
 TOP1_STATE = "Top1-Rank-State"             # FastTop1Function's dataState
 SortField = tuple[int, bool, bool]          # (field index, ascending, nulls first)
 
@@ -27,8 +28,9 @@ class RankParams:
     rank_end: int                      # inclusive
     output_rank_number: bool           # append the rank (BIGINT) as the last field
     generate_update_before: bool       # the consumer needs -U rows
-    input_insert_only: bool            # AppendFast strategy, else Retract
+    input_insert_only: bool            # AppendFast strategy, else Retract or UpdateFast
     ttl_ms: int = 0
+    row_key: tuple[int, ...] = ()      # UpdateFast: the input's unique key (primaryKeys)
 
     def __post_init__(self):
         if not 1 <= self.rank_start <= self.rank_end:
@@ -37,11 +39,11 @@ class RankParams:
 
     @property
     def strategy(self) -> str:
-        if not self.input_insert_only:
+        if not self.input_insert_only and not self.row_key:
             return "retract"
         if self.rank_start == 1 and self.rank_end == 1:
             return "top1"              # StreamExecRank: RankUtil.isTop1 -> FastTop1Function
-        return "append"
+        return "append" if self.input_insert_only else "update"
 
     @property
     def has_offset(self) -> bool:
@@ -102,6 +104,16 @@ class AbstractTopNFunction:
 
     def process(self, state: RankState, kind: RowKind, row: tuple, out: list[Output]) -> None:
         raise NotImplementedError
+
+    def _check_sort_key_in_buffer_range(self, buffer: dict[tuple, list[tuple]],
+                                        sort_key: tuple) -> bool:
+        """TopNBuffer.checkSortKeyInBufferRange(sortKey, rankEnd)."""
+        if not buffer:
+            return True
+        worst = self.sorted_keys(buffer)[-1]
+        if self.compare(sort_key, worst) < 0:
+            return True
+        return sum(len(rows) for rows in buffer.values()) < self.rank_end
 
     @staticmethod
     def _state_staled_error_handle() -> None:

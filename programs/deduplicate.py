@@ -237,7 +237,37 @@ DEDUPLICATE_NULL_KEYS = (
                                              ("E", "t ASC"))))
     .build())
 
+# A deduplicate before an aggregate, in multi-row micro-batches: the aggregate takes the
+# deduplicate's -U/+U in Flink's arrival order (nodes/arrival_order.py), interleaved across
+# orders as the rows arrived, not order by order. Rows: PyFlink 2.3 (tools/flink_compare).
+DEDUPLICATE_THEN_AGGREGATE_BATCHED = (
+    TableTestProgram.of("deduplicate-then-aggregate-batched", "the sum of each user's latest "
+                        "orders, the orders' updates interleaved in one micro-batch")
+    .in_batches("phase")
+    .setup_table_source(SourceTestStep.new_builder("T")
+                        .add_schema("order_id INT", "u STRING", "amount INT", "pt AS PROCTIME()")
+                        .producing_before_restore([1, "x", 10], [2, "x", 5], [1, "x", 20],
+                                                  [3, "y", 7], [2, "x", 6])
+                        .producing_after_restore([3, "y", 8], [4, "x", 1], [1, "x", 2],
+                                                 [4, "x", 3])
+                        .build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("u STRING", "total INT",
+                                                               "n BIGINT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore(
+                          "+I[x, 10, 1]", "-U[x, 10, 1]", "+U[x, 15, 2]", "-U[x, 15, 2]",
+                          "+U[x, 5, 1]", "-U[x, 5, 1]", "+U[x, 25, 2]", "+I[y, 7, 1]",
+                          "-U[x, 25, 2]", "+U[x, 20, 1]", "-U[x, 20, 1]", "+U[x, 26, 2]")
+                      .consuming_after_restore(
+                          "-D[y, 7, 1]", "+I[y, 8, 1]", "-U[x, 26, 2]", "+U[x, 27, 3]",
+                          "-U[x, 27, 3]", "+U[x, 7, 2]", "-U[x, 7, 2]", "+U[x, 9, 3]",
+                          "-U[x, 9, 3]", "+U[x, 8, 2]", "-U[x, 8, 2]", "+U[x, 11, 3]").build())
+    .run_sql("INSERT INTO S SELECT u, SUM(amount), COUNT(*) FROM (SELECT order_id, u, amount "
+             "FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY pt DESC) AS rn "
+             "FROM T) WHERE rn = 1) GROUP BY u")
+    .build())
+
 PROGRAMS = [DEDUPLICATE_ROWTIME_KEEP_LAST, DEDUPLICATE_ROWTIME_KEEP_FIRST,
             DEDUPLICATE_PROCTIME_KEEP_FIRST, DEDUPLICATE_PROCTIME_KEEP_LAST,
             DEDUPLICATE_UPSERT_SINK, DEDUPLICATE, DEDUPLICATE_PROCTIME, DEDUPLICATE_DESC, DEDUPLICATE_STATE_TTL_EXPIRES, DEDUPLICATE_BATCHED,
-            DEDUPLICATE_NULL_KEYS]
+            DEDUPLICATE_NULL_KEYS, DEDUPLICATE_THEN_AGGREGATE_BATCHED]

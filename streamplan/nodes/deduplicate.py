@@ -47,6 +47,11 @@ class StreamExecDeduplicate(KeyedNode):
     def output_unique_keys(self, inputs, input_keys):
         return [list(self.unique_keys)]
 
+    def positioned(self, ctx) -> bool:
+        """Row by row (arrival_order.py), as Flink's deduplicate functions emit; not the
+        event-time keep-first, which emits on its timers."""
+        return not self.emits_on_timer
+
     def rowtime_index(self, input_row: RowType):
         return input_row.rowtime_index if self.is_rowtime else None
 

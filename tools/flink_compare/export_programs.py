@@ -8,7 +8,8 @@ what `compare_programs.py` needs to judge Flink's output, taken from the harness
 
   config     the program's config steps, canonical key and value (as the harness sets them)
   sources    name, physical columns [name, type text], primary key, WITH options, whether a
-             watermark or computed columns are declared (the Flink runner skips those programs)
+             watermark or computed columns are declared (the Flink runner skips those programs;
+             a `PROCTIME()` column it computes in the source's view: proctime_columns)
   feed       every source row in the order the harness feeds them: phases [before, after],
              the i-th rows of all tables share a step (`phased_steps`), tables sorted by name
              within a step; each row {phase, step, table, kind, values} with JSON values
@@ -34,6 +35,11 @@ def columns(step) -> list[list[str]]:
     return [[field.name, field.type.text] for field in step.row_type.fields]
 
 
+def _is_proctime(expression) -> bool:
+    """`name AS PROCTIME()`: a processing-time attribute the Flink runner's view computes."""
+    return expression.sql().upper().replace(" ", "") == "PROCTIME()"
+
+
 def source_json(step) -> dict:
     table = step.table
     return {
@@ -43,7 +49,10 @@ def source_json(step) -> dict:
         "options": dict(step.options),
         "has_watermark": table.watermark is not None,
         "watermark": table.watermark.text if table.watermark is not None else None,
-        "computed_columns": [c.name for c in table.columns if c.computed is not None],
+        "computed_columns": [c.name for c in table.columns
+                             if c.computed is not None and not _is_proctime(c.computed)],
+        "proctime_columns": [c.name for c in table.columns
+                             if c.computed is not None and _is_proctime(c.computed)],
         "rows_before": len(step.rows_before),
         "rows_after": len(step.rows_after),
     }

@@ -35,7 +35,9 @@ Input is what `export_programs.py` wrote. Per program:
            --all-only skips the second run.
 
 Programs whose sources declare a watermark or computed columns are skipped ("skipped:
-watermark"): their time semantics are covered by the interval-join cases of run_flink.py.
+watermark"): their time semantics are covered by the interval-join cases of run_flink.py. A
+`PROCTIME()` column is no reason to skip: the source's view computes it (after the physical
+columns, where programs declare it).
 
 Order: with one source table the arrival order at every operator is deterministic. With two
 or more, Flink's interleaving of separate sources is not (a join sees whichever input is
@@ -296,6 +298,8 @@ def register_source(t_env, source: dict, stream) -> None:
             selects.append(quote(name))
         else:
             selects.append(f"CAST({quote(name)} AS {declared}) AS {quote(name)}")
+    # a `name AS PROCTIME()` column: computed in the view, a processing-time attribute there
+    selects.extend(f"PROCTIME() AS {quote(name)}" for name in source.get("proctime_columns", []))
     if key:
         schema.primary_key(*key)
     mode_text = source["options"].get("changelog-mode", "I")

@@ -391,13 +391,36 @@ RANK_UPDATE_FAST_TOP_N_OF_POSITIVE_SUM = update_fast_program(
     "INSERT INTO S SELECT * FROM (SELECT k, revenue, ROW_NUMBER() OVER (ORDER BY revenue DESC) "
     "AS rn FROM (SELECT k, SUM(v) AS revenue FROM T WHERE v > 0 GROUP BY k)) WHERE rn <= 2")
 
+# ROW_NUMBER() over a join, its window reading qualified columns (`c.name`, `o.amount`) that
+# the select list outputs under their own names: the window reads them there. Rows: PyFlink
+# 2.3 (tools/flink_compare; ann2's orders join in Flink's state order).
+RANK_OVER_JOIN_QUALIFIED_COLUMNS = (
+    TableTestProgram.of("rank-over-join-qualified-columns", "the largest order per customer "
+                        "name over a join, the window reading qualified columns")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("oid INT", "cid INT",
+                                                                   "amount INT")
+                        .producing_before_restore([1, 1, 10], [2, 2, 20], [3, 1, 5], [4, 3, 7])
+                        .producing_after_restore([5, 2, 1], [6, 1, 2]).build())
+    .setup_table_source(SourceTestStep.new_builder("C").add_schema("id INT", "name STRING")
+                        .producing_before_restore([1, "ann"], [2, "bob"])
+                        .producing_after_restore([3, "cy"], [1, "ann2"]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S").add_schema("name STRING", "amount INT")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore("+I[ann, 10]", "+I[bob, 20]")
+                      .consuming_after_restore("+I[cy, 7]", "+I[ann2, 5]", "-U[ann2, 5]",
+                                               "+U[ann2, 10]").build())
+    .run_sql("INSERT INTO S SELECT name, amount FROM (SELECT c.name, o.amount, ROW_NUMBER() "
+             "OVER (PARTITION BY c.name ORDER BY o.amount DESC) AS rn FROM O o JOIN C c "
+             "ON o.cid = c.id) WHERE rn = 1")
+    .build())
+
 PROGRAMS = [RANK_TOP_N, RANK_TOP_N_WITH_ROW_NUMBER, RANK_LESS_THAN, RANK_BETWEEN,
             RANK_UPDATING_INPUT, RANK_OF_AGGREGATE_OF_UPSERT_SOURCE,
             RANK_TEST_APPEND_FAST_STRATEGY, RANK_TEST_UPDATE_FAST_STRATEGY, RANK_STATE_TTL_EXPIRES,
             RANK_BATCHED, RANK_N_TEST, RANK_TEST_RETRACT_STRATEGY, RANK_NULLS,
             RANK_OF_AGGREGATE_BATCHED, RANK_UPDATE_FAST_TOP_N_OF_COUNT,
             RANK_UPDATE_FAST_WITHOUT_ROW_NUMBER, RANK_UPDATE_FAST_TOP_1_OF_MAX,
-            RANK_UPDATE_FAST_TOP_N_OF_POSITIVE_SUM]
+            RANK_UPDATE_FAST_TOP_N_OF_POSITIVE_SUM, RANK_OVER_JOIN_QUALIFIED_COLUMNS]
 
 # Ported, not passing yet: kept as Flink wrote them, out of PROGRAMS until they pass (the
 # table in docs/flink-programs.md).

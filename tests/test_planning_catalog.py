@@ -400,6 +400,21 @@ def test_partition_and_order_read_the_from_clause_not_only_the_select_list(ranks
     assert plan.nodes[-1].row_type.names == ["k", "v"]
 
 
+@pytest.mark.parametrize("select, read_as", [
+    ("c.name, o.v", ("name", "v")),           # selected: read under their output names
+    ("c.name AS who, o.v", ("who", "v")),
+    ("*", ("name$over", "v$over")),           # under a star: carried under hidden names
+])
+def test_a_window_over_a_join_reads_qualified_columns(ranks, select, read_as):
+    plan = ranks.compile_sql(
+        f"INSERT INTO Joined SELECT 1, CAST(v AS STRING) FROM (SELECT {select}, ROW_NUMBER() "
+        "OVER (PARTITION BY c.name ORDER BY o.v DESC) AS rn FROM O o JOIN C c ON o.k = c.k) "
+        "WHERE rn = 1")
+    rank = node(plan, "stream-exec-rank")
+    names = rank.row_type.names
+    assert (names[rank.partition.fields[0]], names[rank.order_by.fields[0].index]) == read_as
+
+
 def test_a_star_over_a_ranked_subquery_outputs_the_row_number(ranks):
     plan = ranks.compile_sql("INSERT INTO KVN SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER "
                              "(PARTITION BY k ORDER BY v) AS rn FROM E) WHERE rn <= 2")

@@ -233,19 +233,29 @@ def _outer_reads(outer: exp.Select, remaining: list[exp.Expression], rn: str,
 def _window_reads_from_scope(window: exp.Window, select: exp.Select
                              ) -> tuple[exp.Window, set[str]]:
     """PARTITION BY and ORDER BY of a ROW_NUMBER() read the FROM clause's columns, as in
-    Flink, not only the SELECT list's: a column they read that the list does not output is
-    added to `select` under a hidden name (dropped again after the rank), and the window is
-    rewritten to read it there. Returns the window and the hidden names."""
-    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
-           for e in select.expressions):
-        return window, set()
+    Flink, not only the SELECT list's: a column they read that the list does not output (or a
+    qualified one, `c.name`, under a `*`, whose expansion drops qualifiers) is added to
+    `select` under a hidden name (dropped again after the rank), and the window is rewritten
+    to read it there; a qualified column the list selects is read under its output name.
+    Returns the window and the hidden names."""
+    star = any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+               for e in select.expressions)
     outputs = {e.alias_or_name for e in select.expressions}
     window, hidden = window.copy(), {}
     order = window.args.get("order")
     reads = list(window.args.get("partition_by") or []) + (
         [o.this for o in order.expressions] if order else [])
     for column in reads:
-        if not plain_column(column) or column.name in outputs:
+        if not plain_column(column):
+            continue
+        if column.table and not star:   # `c.name`: the item selecting that column, by its name
+            same = next((item.alias_or_name for item in select.expressions
+                         if plain_column(item.unalias()) and item.unalias().name == column.name
+                         and item.unalias().table in ("", column.table)), None)
+            if same is not None:
+                column.replace(exp.column(exp.to_identifier(same, quoted=True)))
+                continue
+        elif not column.table and (star or column.name in outputs):
             continue
         key = (column.table, column.name)
         if key not in hidden:

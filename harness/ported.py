@@ -33,7 +33,12 @@ class PortedProgram:
 
     @property
     def status(self) -> str:
-        return "passes; fixtures" if self.reason is None else f"not passing: {self.reason}"
+        if self.reason is not None:
+            return f"not passing: {self.reason}"
+        if self.program.planned_before is not None:
+            return (f"passes; fixtures; its semantic run takes its fixture's plan: "
+                    f"{self.program.planned_before}")
+        return "passes; fixtures"
 
 
 def ported_programs(package: str = "programs") -> list[PortedProgram]:

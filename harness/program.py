@@ -98,6 +98,7 @@ class TableTestProgram:
     ported_from: Optional[FlinkSource] = None
     batch_shape: str = ROW             # how its fixtures group rows into micro-batches
     node: Optional[str] = None         # the node it tests when its id does not say (for_node)
+    planned_before: Optional[str] = None   # why its semantic run takes its fixture's plan
 
     __test__ = False       # not a pytest test class despite the name
 
@@ -186,6 +187,7 @@ class TableTestProgramBuilder:
         self._ported_from: Optional[FlinkSource] = None
         self._batch_shape: Optional[str] = None        # None: ROW, or PHASE for mini-batch
         self._node: Optional[str] = None
+        self._planned_before: Optional[str] = None
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
         """A program transcribed from Flink's restore tests, as it is there:
@@ -212,6 +214,20 @@ class TableTestProgramBuilder:
                                f"'<node>-...' instead")
         self._node = require_text(node, f"program {self._id}: for_node", "the node's short "
                                   "name, e.g. 'group-aggregate'")
+        return self
+
+    def planned_before(self, reason: str) -> "TableTestProgramBuilder":
+        """A ported program whose expected rows come from the plan Flink compiled when the
+        test was written, where Flink 2.3 (and this planner, which follows it) compiles the
+        statement otherwise: its semantic run feeds all its rows through the plan of its
+        fixture of the pinned Spark, as Flink's RestoreTestBase runs its stored plan, instead
+        of compiling the statement again. `reason` says what Flink changed; the table of
+        ported programs shows it. The plan snapshot still records today's plan."""
+        if self._ported_from is None:
+            raise ProgramError(f"program {self._id}: planned_before is for programs ported "
+                               f"from Flink (call ported_from first)")
+        self._planned_before = require_text(reason, f"program {self._id}: planned_before",
+                                            "what Flink compiles otherwise today")
         return self
 
     def in_batches(self, shape: str) -> "TableTestProgramBuilder":
@@ -328,7 +344,8 @@ class TableTestProgramBuilder:
             steps = tuple(_with_flink_sink_defaults(step) if isinstance(step, SinkTestStep)
                           else step for step in steps)
         program = TableTestProgram(self._id, self._description, steps, self._ported_from,
-                                   self._batch_shape or _default_shape(steps), self._node)
+                                   self._batch_shape or _default_shape(steps), self._node,
+                                   self._planned_before)
         _validate(program)
         return program
 

@@ -14,8 +14,8 @@ from typing import Callable, Literal, Optional, TypeVar
 
 from streamplan.testing import (ChangelogRow, CompiledPlan, ExecutionError, RunResult,
                                 StreamPlanError, TableEnvironment, advances_event_time,
-                                lookup_joins, one_chain_in_arrival_order, phased_steps,
-                                source_scans, step_layout, step_times)
+                                load_plan, lookup_joins, one_chain_in_arrival_order,
+                                phased_steps, source_scans, step_layout, step_times)
 
 from .batches import chunk_sizes, other_shape
 from .compare import materialized_view, order_diff, rows_diff, view_of_texts
@@ -233,6 +233,8 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
     that take their input in Flink's arrival order. Elsewhere the materialized result must
     match."""
     env, plan = compile_program(program, spark)
+    if program.planned_before is not None:
+        plan = fixture_plan(program)
     shape = program.batch_shape if advances_event_time(plan) else other_shape(
         program.batch_shape, program.id)
 
@@ -247,6 +249,19 @@ def run_semantic(program: TableTestProgram, spark=None) -> RunResult:
     else:
         check_views(program, result, f"{shape} batches")
     return result
+
+
+def fixture_plan(program: TableTestProgram) -> CompiledPlan:
+    """The plan of the program's fixture of the pinned Spark (`planned_before`)."""
+    from .fixtures import DEFAULT_SNAPSHOTS
+    from .generate import existing_fixture
+
+    fixture = existing_fixture(program, DEFAULT_SNAPSHOTS)
+    if fixture is None:
+        raise ProgramError(f"program {program.id}: its semantic run takes its fixture's plan "
+                           f"(planned_before: {program.planned_before}), and it has no fixture; "
+                           f"run `harness generate --program {program.id}`")
+    return load_plan(fixture.plan_path)
 
 
 def changelog_batch_invariant(plan: CompiledPlan, config) -> bool:

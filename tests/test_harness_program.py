@@ -156,3 +156,23 @@ def test_the_data_fingerprint_covers_before_restore_data_only():
     other_before = program(source([1, "z"], after=[[2, "b"]]), sink(["+I[1, a]"]))
     assert base.before_data_fingerprint() == other_after.before_data_fingerprint()
     assert base.before_data_fingerprint() != other_before.before_data_fingerprint()
+
+
+def test_planned_before_is_for_ported_programs_with_a_reason():
+    with pytest.raises(ProgramError, match="planned_before is for programs ported from Flink"):
+        TableTestProgram.of("calc-x", "d").planned_before("Flink changed")
+    with pytest.raises(ProgramError, match="planned_before"):
+        (TableTestProgram.of("calc-x", "d")
+         .ported_from("CalcTestPrograms.java#X", "0" * 40).planned_before(""))
+
+
+def test_a_planned_before_program_runs_its_fixtures_plan_not_todays():
+    """RANK_TEST_APPEND_FAST_STRATEGY: today's plan drops the constant row number and emits no
+    -U (Flink 2.3's), its fixture's plan outputs the row number and emits -U, as its expected
+    rows (Flink's, from the plan Flink stored) need."""
+    from harness.runner import fixture_plan
+    from programs.rank import RANK_TEST_APPEND_FAST_STRATEGY
+
+    plan = fixture_plan(RANK_TEST_APPEND_FAST_STRATEGY)
+    (rank,) = [node for node in plan.nodes if node.type.startswith("stream-exec-rank")]
+    assert rank.output_row_number and rank.generate_update_before

@@ -117,3 +117,42 @@ def test_an_update_fast_strategy_without_valid_keys_is_refused_naming_the_field(
         rank["rankStrategy"]["primaryKeys"] = keys
     with pytest.raises(PlanFormatError, match=message):
         parse_plan(json.dumps(data))
+
+
+TOP_1 = ("INSERT INTO {sink} SELECT k, n FROM (SELECT k, CAST(v AS BIGINT) AS n, ROW_NUMBER() "
+         "OVER (PARTITION BY cat ORDER BY {order}) AS rn FROM T) WHERE rn = 1")
+
+
+@pytest.mark.parametrize("order, insert_only", [
+    ("v ASC", True), ("v DESC, k", True), ("v ASC, k DESC", True),
+    ("v DESC", False),                      # keeps the last row: Flink's changelog as before
+])
+def test_a_top_1_flink_takes_for_keep_first_is_insert_only_without_update_before(
+        env, order, insert_only):
+    """Flink 2.1+ (RankUtil.isDeduplication, keepLastDeduplicateRow), checked on PyFlink 2.3:
+    a top 1 without its row number, sorted by one field ascending or by several, is planned
+    insert-only; its consumer needing -U (a retracting sink) gets none."""
+    plan = env.compile_sql(TOP_1.format(sink="S", order=order))
+    (rank,) = [n for n in plan.nodes if n.type.startswith("stream-exec-rank")]
+    modes = check_changelog(plan)
+    assert rank.generate_update_before is not insert_only
+    assert (modes[rank.id] == frozenset({RowKind.INSERT})) is insert_only
+
+
+def test_an_insert_only_sink_takes_that_top_1_as_flink_2_3_does(env):
+    env.execute_sql("CREATE TABLE Appended (k STRING, n BIGINT) WITH ('connector' = 'values')")
+    plan = env.compile_sql(TOP_1.format(sink="Appended", order="v ASC"))
+    assert plan.nodes[-1].input_changelog_mode == ["INSERT"]
+    with pytest.raises(ChangelogModeError, match="doesn't support consuming update"):
+        env.compile_sql(TOP_1.format(sink="Appended", order="v DESC"))
+
+
+def test_with_mini_batch_on_the_top_1_keeps_its_updates(env):
+    """Flink's outputInsertOnlyInDeduplicate: not with table.exec.mini-batch.enabled."""
+    env.execute_sql("SET 'table.exec.mini-batch.enabled' = 'true'")
+    env.execute_sql("SET 'table.exec.mini-batch.allow-latency' = '1 s'")
+    env.execute_sql("SET 'table.exec.mini-batch.size' = '10'")
+    plan = env.compile_sql(TOP_1.format(sink="S", order="v ASC"))
+    (rank,) = [n for n in plan.nodes if n.type.startswith("stream-exec-rank")]
+    assert rank.generate_update_before
+    assert RowKind.UPDATE_BEFORE in check_changelog(plan)[rank.id]

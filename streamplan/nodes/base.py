@@ -183,6 +183,11 @@ class ExecNode(PlanModel):
         Default: none known."""
         return []
 
+    def generates_update_before(self, consumers_need: bool, config) -> bool:
+        """For a node that can emit -U (a `generate_update_before` field): whether it does,
+        given whether its consumers need them. Default: when they do."""
+        return consumers_need
+
     def needs_update_before(self, input_keys: list[list[int]], downstream: bool) -> bool:
         """Whether this node needs -U rows from an input with unique keys `input_keys`
         (Flink's UpdateKindTrait); `downstream`: whether its own consumers need them."""

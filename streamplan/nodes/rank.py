@@ -66,6 +66,21 @@ class RankStrategy(PlanModel):
         return self.type
 
 
+def taken_for_keep_first(strategy: RankStrategy, rank_range: RankRange, output_row_number: bool,
+                         order_by: SortSpec, mini_batch: bool = False) -> bool:
+    """Flink 2.1+'s changelog inference takes a top 1 without its row number over insert-only
+    input for a deduplication (RankUtil.isDeduplication, which never asks whether the sort is
+    on a time attribute) that keeps the first row unless it is sorted by one field descending
+    (keepLastDeduplicateRow), and plans it insert-only when mini-batch is off: the rank emits
+    no -U while its FastTop1Function still sends +U for a better row, and its consumers take
+    it for insert-only. Flink 2.3 runs `... ORDER BY price ASC) WHERE rn = 1` so (PyFlink
+    2.3: +I then +U, no -U, into a retracting sink as into an insert-only one); this planner
+    follows it. A plan records such a rank with `generateUpdateBefore` false."""
+    return (strategy.type == APPEND_FAST and (rank_range.start, rank_range.end) == (1, 1)
+            and not output_row_number and not mini_batch
+            and not (len(order_by.fields) == 1 and not order_by.fields[0].is_ascending))
+
+
 @exec_node(name="stream-exec-rank", version=1, min_plan_version="0.2", min_state_version="0.2")
 class StreamExecRank(KeyedNode):
     STATE_DOC = ("per partition key, by Flink's Top-N function: the top row (FastTop1Function), the TopN "
@@ -101,7 +116,19 @@ class StreamExecRank(KeyedNode):
         return keys
 
     # --- changelog -----------------------------------------------------------------------
+    def taken_for_keep_first(self, mini_batch: bool = False) -> bool:
+        return type(self) is StreamExecRank and taken_for_keep_first(
+            self.rank_strategy, self.rank_range, self.output_row_number, self.order_by,
+            mini_batch)
+
+    def generates_update_before(self, consumers_need: bool, config) -> bool:
+        from ..options import MINIBATCH_ENABLED
+
+        return consumers_need and not self.taken_for_keep_first(config.get(MINIBATCH_ENABLED))
+
     def output_changelog(self, inputs):
+        if self.taken_for_keep_first() and not self.generate_update_before:
+            return INSERT_ONLY            # as Flink 2.3 plans it (taken_for_keep_first)
         # As Flink's planner, every change (rows enter, leave and move in the top N); -U only
         # when a consumer needs it.
         kinds = {RowKind.INSERT, RowKind.UPDATE_AFTER, RowKind.DELETE}

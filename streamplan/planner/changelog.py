@@ -37,8 +37,8 @@ class ChangelogRules:
             return consumer.needs_update_before(self.unique_keys[producer.id],
                                                 needs_update_before(consumer))
 
-        wanted = {node.id: needs_update_before(node) for node in self.nodes
-                  if "generate_update_before" in type(node).model_fields}
+        wanted = {node.id: node.generates_update_before(needs_update_before(node), self.config)
+                  for node in self.nodes if "generate_update_before" in type(node).model_fields}
         dropped = {node_id for node_id in self.optional_normalizes if not wanted[node_id]}
         self.nodes = [node if node.id not in wanted or node.id in dropped
                       or wanted[node.id] == node.generate_update_before

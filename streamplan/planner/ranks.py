@@ -15,7 +15,8 @@ from ..nodes.deduplicate import StreamExecDeduplicate
 from ..nodes.calc import StreamExecCalc
 from ..nodes.rank import APPEND_FAST, RETRACT, UPDATE_FAST
 from ..nodes.rank import (PartitionSpec, RankRange, RankStrategy, SortField, SortSpec,
-                          StreamExecRank)
+                          StreamExecRank, taken_for_keep_first)
+from ..options import MINIBATCH_ENABLED
 from ..plan import CompiledPlan
 from ..types import Field, RowType, SqlType, quote_identifier
 from .aggregates import over_aggregate_call
@@ -132,15 +133,19 @@ class RankRules:
             ttls = [self._state_ttl(hinted, ctx, is_join=False)]
             order_text = ", ".join(f"{row.names[i]} {'ASC' if asc else 'DESC'}"
                                    for i, asc, _ in sort)
+            strategy = RankStrategy(type=APPEND_FAST if insert_only else RETRACT)
+            sort_spec = SortSpec(fields=[SortField(index=i, is_ascending=asc,
+                                                   null_is_last=not nulls_first)
+                                         for i, asc, nulls_first in sort])
+            rank_range = RankRange(start=start, end=end)
             node = self.add(
                 StreamExecRank, [input_node], rank_type="ROW_NUMBER",
-                partition=PartitionSpec(fields=partition),
-                order_by=SortSpec(fields=[SortField(index=i, is_ascending=asc,
-                                                    null_is_last=not nulls_first)
-                                          for i, asc, nulls_first in sort]),
-                rank_range=RankRange(start=start, end=end),
-                rank_strategy=RankStrategy(type=APPEND_FAST if insert_only else RETRACT),
-                output_row_number=uses_rn and not constant_rn, generate_update_before=True,
+                partition=PartitionSpec(fields=partition), order_by=sort_spec,
+                rank_range=rank_range,
+                rank_strategy=strategy, output_row_number=uses_rn and not constant_rn,
+                generate_update_before=not taken_for_keep_first(
+                    strategy, rank_range, uses_rn and not constant_rn, sort_spec,
+                    self.config.get(MINIBATCH_ENABLED)),
                 output_type=out_row.text, state_ttls=ttls,
                 description=f"Rank(strategy=[{APPEND_FAST if insert_only else RETRACT}], "
                             f"rankType=[ROW_NUMBER], rankRange=[rankStart={start}, "
@@ -158,7 +163,6 @@ class RankRules:
         remaining_condition = exp.and_(*remaining) if len(remaining) > 1 else (
             remaining[0] if remaining else None)
         return Relation(node, scope_fields, names), remaining_condition
-
 
     def _update_fast_ranks(self) -> None:
         """Flink's UpdateFastStrategy, decided once the graph is complete (before the -U

@@ -44,6 +44,8 @@ def rank_and_producer(plan):
     ("DESC", "SELECT k, CAST(SUM(v) AS BIGINT) AS n FROM T WHERE v BETWEEN 0 AND 9 GROUP BY k"),
     ("DESC", "SELECT k, CAST(SUM(v) FILTER (WHERE v >= 1) AS BIGINT) AS n FROM T GROUP BY k"),
     ("ASC", "SELECT k, CAST(SUM(v) AS BIGINT) AS n FROM T WHERE 0 > v GROUP BY k"),
+    # a filter on the aggregate's key needs no -U (Flink's isNonUpsertKeyCondition)
+    ("DESC", "SELECT k, n FROM (SELECT k, COUNT(*) AS n FROM T GROUP BY k) WHERE k <> 'x'"),
 ])
 def test_a_sort_key_moving_to_the_top_takes_the_update_fast_strategy(env, order, inner):
     plan = env.compile_sql(TOP.format(order=order, inner=inner))
@@ -156,3 +158,14 @@ def test_with_mini_batch_on_the_top_1_keeps_its_updates(env):
     (rank,) = [n for n in plan.nodes if n.type.startswith("stream-exec-rank")]
     assert rank.generate_update_before
     assert RowKind.UPDATE_BEFORE in check_changelog(plan)[rank.id]
+
+
+@pytest.mark.parametrize("condition, update_before", [("k <> 'x'", False), ("n > 1", True)])
+def test_a_filter_on_the_upsert_key_needs_no_update_before(env, condition, update_before):
+    """Into a sink keyed by the aggregate's key: a filter on that key lets every row of a key
+    pass or none (Flink's isNonUpsertKeyCondition), a filter on another column needs -U."""
+    env.execute_sql("CREATE TABLE Keyed (k STRING, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) "
+                    "WITH ('connector' = 'values', 'sink-insert-only' = 'false')")
+    plan = env.compile_sql(f"INSERT INTO Keyed SELECT k, n FROM ({COUNTS}) WHERE {condition}")
+    (aggregate,) = [n for n in plan.nodes if n.type.startswith("stream-exec-group-aggregate")]
+    assert aggregate.generate_update_before is update_before

@@ -188,9 +188,11 @@ class ExecNode(PlanModel):
         given whether its consumers need them. Default: when they do."""
         return consumers_need
 
-    def needs_update_before(self, input_keys: list[list[int]], downstream: bool) -> bool:
-        """Whether this node needs -U rows from an input with unique keys `input_keys`
-        (Flink's UpdateKindTrait); `downstream`: whether its own consumers need them."""
+    def needs_update_before(self, input_keys: list[list[int]], downstream: bool,
+                            input_row: Optional[RowType] = None) -> bool:
+        """Whether this node needs -U rows from an input with unique keys `input_keys` and
+        row type `input_row` (Flink's UpdateKindTrait); `downstream`: whether its own
+        consumers need them."""
         return True
 
     def requires_watermark(self, inputs: list[RowType]) -> bool:

@@ -65,8 +65,23 @@ class StreamExecCalc(ExecNode):
                 mapped.setdefault(position[expr], out_index)
         return [[mapped[i] for i in key] for key in input_keys[0] if all(i in mapped for i in key)]
 
-    def needs_update_before(self, input_keys, downstream):
-        return self.condition is not None or downstream     # a filter may drop a +U
+    def needs_update_before(self, input_keys, downstream, input_row=None):
+        """A filter may drop a +U whose -U it let through (FLINK-9528), unless it reads only
+        columns of one of the input's upsert keys (Flink's isNonUpsertKeyCondition): then a
+        key's rows all pass or all fail it."""
+        if self.condition is None or self._on_upsert_key(input_keys, input_row):
+            return downstream
+        return True
+
+    def _on_upsert_key(self, input_keys, input_row) -> bool:
+        if input_row is None or not input_keys:
+            return False
+        from sqlglot import exp
+
+        read = {column.name for column in
+                exp.maybe_parse(self.condition, dialect="spark").find_all(exp.Column)}
+        indexes = {i for i, name in enumerate(input_row.names) if name in read}
+        return len(indexes) == len(read) and any(indexes <= set(key) for key in input_keys)
 
     def translate(self, ctx, inputs):
         from ..functions.spark import function_names_held, register_scalar

@@ -46,7 +46,7 @@ class StreamExecSink(ExecNode):
     def default_state(cls, version, ttls_ms, spec):
         return super().default_state(version, ttls_ms, spec) if spec.get("upsert_materialize") else None
 
-    def needs_update_before(self, input_keys, downstream):
+    def needs_update_before(self, input_keys, downstream, input_row=None):
         """-U is needed unless the sink's primary key is the input's unique key (each row
         then replaces its key's row); the materializer always retracts."""
         if not self.table.primary_key or self.materializes:

@@ -35,7 +35,7 @@ class ChangelogRules:
 
         def requires(consumer: ExecNode, producer: ExecNode) -> bool:
             return consumer.needs_update_before(self.unique_keys[producer.id],
-                                                needs_update_before(consumer))
+                                                needs_update_before(consumer), producer.row_type)
 
         wanted = {node.id: node.generates_update_before(needs_update_before(node), self.config)
                   for node in self.nodes if "generate_update_before" in type(node).model_fields}

@@ -187,7 +187,7 @@ class RankRules:
                 continue
             if not _moves_to_top(node, monotonicity.of(source)):
                 continue
-            if not _updates_without_before(source, plan, consumers):
+            if not _updates_without_before(source, plan, consumers, self.unique_keys):
                 continue
             strategy = RankStrategy(type=UPDATE_FAST, primary_keys=list(keys[0]))
             description = node.description.replace(   # a sort-limit's, then a rank's
@@ -209,16 +209,20 @@ def _moves_to_top(rank: StreamExecRank, monotonicity) -> bool:
                for f in rank.order_by.fields)
 
 
-def _updates_without_before(node, plan: CompiledPlan, consumers: dict[int, int]) -> bool:
+def _updates_without_before(node, plan: CompiledPlan, consumers: dict[int, int],
+                            unique_keys: dict[int, list[list[int]]]) -> bool:
     """Whether `node` can send its one consumer updates without -U (Flink's
-    ONLY_UPDATE_AFTER): a node that generates its updates, through calcs without a filter
-    (a filter needs -U: FLINK-9528)."""
+    ONLY_UPDATE_AFTER): a node that generates its updates, through calcs that need no -U
+    themselves (no filter, or one on the input's upsert key: FLINK-9528)."""
     while consumers.get(node.id) == 1:
         if "generate_update_before" in type(node).model_fields:
             return True
-        if not isinstance(node, StreamExecCalc) or node.condition is not None:
+        if not isinstance(node, StreamExecCalc):
             return False
-        (node,) = plan.inputs_of(node)
+        (source,) = plan.inputs_of(node)
+        if node.needs_update_before(unique_keys[source.id], False, source.row_type):
+            return False
+        node = source
     return False
 
 

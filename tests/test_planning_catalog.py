@@ -533,3 +533,18 @@ def test_a_key_without_the_partition_key_is_no_upsert_key_after_a_rank_or_over(e
         env.compile_sql(query.format(p="cat"))
     plan = env.compile_sql(query.format(p="cat") + " ON CONFLICT DO DEDUPLICATE")
     assert node(plan, "stream-exec-sink").upsert_materialize is True
+
+
+@pytest.mark.parametrize("kind, accepted", [("LEFT", True), ("INNER", True), ("FULL", False)])
+def test_a_join_of_keyed_inputs_on_their_keys_keeps_an_upsert_key(env, kind, accepted):
+    """FlinkRelMdUpsertKeys.getJoinUpsertKeys: the left key survives a join whose right side
+    is unique on the join key unless the join pads the left side with NULLs, so a sink keyed
+    by it needs no ON CONFLICT; a FULL JOIN keeps only the pair of keys."""
+    sql = (f"INSERT INTO Upsert SELECT a.k, a.n FROM (SELECT k, COUNT(*) AS n FROM O GROUP BY k) "
+           f"a {kind} JOIN C ON a.k = C.k")
+    if accepted:
+        plan = env.compile_sql(sql)
+        assert not [n for n in plan.nodes if "upsert-materialize" in n.type]
+    else:
+        with pytest.raises(PlanningError, match="ON CONFLICT"):
+            env.compile_sql(sql)

@@ -113,9 +113,30 @@ class StreamExecJoin(ExecNode):
         return frozenset(kinds)
 
     def output_unique_keys(self, inputs, input_keys):
-        """A semi or anti join outputs each left row at most once: the left input's unique
-        keys (FlinkRelMdUniqueKeys of a semi join); other join types: none known here."""
-        return [list(key) for key in input_keys[0]] if self.join_type.semi_or_anti else []
+        """Flink's upsert keys of a join (FlinkRelMdUpsertKeys.getJoinUpsertKeys): a semi or
+        anti join outputs each left row at most once, so the left input's keys; otherwise each
+        side's keys that contain its join key, a left key joined with a right key, and one
+        side's keys alone where the other side is unique on the join key and the join does not
+        pad that side with NULLs (FlinkRelMdUniqueKeys.getJoinUniqueKeys)."""
+        if self.join_type.semi_or_anti:
+            return [list(key) for key in input_keys[0]]
+        left_join, right_join = set(self.join_spec.left_keys), set(self.join_spec.right_keys)
+        width = len(inputs[0].fields)
+        left = [sorted(key) for key in input_keys[0] if set(key) >= left_join]
+        right = [sorted(i + width for i in key) for key in input_keys[1]
+                 if set(key) >= right_join]
+        keys = [sorted(set(a) | set(b)) for a in left for b in right]
+        left_unique = any(set(key) <= left_join for key in input_keys[0])
+        right_unique = any(set(key) <= right_join for key in input_keys[1])
+        if right_unique and not self.join_type.right_outer:     # left rows are never NULL
+            keys = left + keys
+        if left_unique and not self.join_type.left_outer:
+            keys = keys + right
+        unique: list[list[int]] = []
+        for key in keys:
+            if key not in unique:
+                unique.append(key)
+        return unique
 
     def check_input_changelog(self, inputs, origins) -> None:
         for side, kinds, origin in zip(("left", "right"), inputs, origins):

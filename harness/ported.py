@@ -36,8 +36,10 @@ class PortedProgram:
         if self.reason is not None:
             return f"not passing: {self.reason}"
         if self.program.planned_before is not None:
+            options = "".join(f"; planned with '{key}' = '{value}'"
+                              for key, value in self.program.planned_with)
             return (f"passes; fixtures; its semantic run takes its fixture's plan: "
-                    f"{self.program.planned_before}")
+                    f"{self.program.planned_before}{options}")
         return "passes; fixtures"
 
 

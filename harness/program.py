@@ -99,6 +99,7 @@ class TableTestProgram:
     batch_shape: str = ROW             # how its fixtures group rows into micro-batches
     node: Optional[str] = None         # the node it tests when its id does not say (for_node)
     planned_before: Optional[str] = None   # why its semantic run takes its fixture's plan
+    planned_with: tuple[tuple[str, str], ...] = ()   # options its plans are compiled under
 
     __test__ = False       # not a pytest test class despite the name
 
@@ -188,6 +189,7 @@ class TableTestProgramBuilder:
         self._batch_shape: Optional[str] = None        # None: ROW, or PHASE for mini-batch
         self._node: Optional[str] = None
         self._planned_before: Optional[str] = None
+        self._planned_with: tuple[tuple[str, str], ...] = ()
 
     def ported_from(self, reference: str, commit: str) -> "TableTestProgramBuilder":
         """A program transcribed from Flink's restore tests, as it is there:
@@ -216,18 +218,31 @@ class TableTestProgramBuilder:
                                   "name, e.g. 'group-aggregate'")
         return self
 
-    def planned_before(self, reason: str) -> "TableTestProgramBuilder":
+    def planned_before(self, reason: str,
+                       options: Optional[dict[str, str]] = None) -> "TableTestProgramBuilder":
         """A ported program whose expected rows come from the plan Flink compiled when the
         test was written, where Flink 2.3 (and this planner, which follows it) compiles the
         statement otherwise: its semantic run feeds all its rows through the plan of its
         fixture of the pinned Spark, as Flink's RestoreTestBase runs its stored plan, instead
         of compiling the statement again. `reason` says what Flink changed; the table of
-        ported programs shows it. The plan snapshot still records today's plan."""
+        ported programs shows it. Without `options` the fixture was generated before the
+        planner changed, and the plan snapshot records today's plan. `options` are planner
+        options under which today's planner compiles the plan Flink stored (e.g.
+        `table.exec.sink.upsert-materialize` FORCE for a materializer Flink 2.3 refuses to
+        add by itself): every compile of the program sets them after its own config steps,
+        so its fixtures, plan snapshot and audit see that plan; the program's steps stay as
+        Flink wrote them."""
         if self._ported_from is None:
             raise ProgramError(f"program {self._id}: planned_before is for programs ported "
                                f"from Flink (call ported_from first)")
         self._planned_before = require_text(reason, f"program {self._id}: planned_before",
                                             "what Flink compiles otherwise today")
+        options = {} if options is None else options
+        if not isinstance(options, dict) or not all(
+                isinstance(key, str) and isinstance(value, str) for key, value in options.items()):
+            raise ProgramError(f"program {self._id}: planned_before's options map option "
+                               f"names to values, both str, got {shown(options)}")
+        self._planned_with = tuple(sorted(options.items()))
         return self
 
     def in_batches(self, shape: str) -> "TableTestProgramBuilder":
@@ -345,7 +360,7 @@ class TableTestProgramBuilder:
                           else step for step in steps)
         program = TableTestProgram(self._id, self._description, steps, self._ported_from,
                                    self._batch_shape or _default_shape(steps), self._node,
-                                   self._planned_before)
+                                   self._planned_before, self._planned_with)
         _validate(program)
         return program
 

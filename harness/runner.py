@@ -45,12 +45,15 @@ def default_spark(spark=None):
 def program_environment(program: TableTestProgram, spark=None,
                         program_config: bool = True) -> TableEnvironment:
     """A fresh environment holding the program's tables, and its config unless
-    `program_config` is False: then the session sets none of the program's options."""
+    `program_config` is False: then the session sets none of the program's options. The
+    options a program is planned with (`planned_before`) come after its own config steps."""
     check_runnable(program)
     env = TableEnvironment(spark=default_spark(spark))
     try:
-        for step in program.config_steps if program_config else ():
-            env.config.set(step.key, step.value)
+        options = [(step.key, step.value) for step in program.config_steps] \
+            + list(program.planned_with)
+        for key, value in options if program_config else ():
+            env.config.set(key, value)
         for function in program.function_steps:
             register = (env.create_temporary_system_function if function.temporary_system
                         else env.create_function)

@@ -337,12 +337,32 @@ _RETRACT_MODE = ("validates restoring a non-time unbounded preceding sum functio
                  "mode")
 
 
+# A sink whose primary key holds no upsert key of the query: Flink 2.3 refuses the INSERT
+# (the over aggregate's upsert keys are its input's that contain the partition key,
+# FlinkRelMdUpsertKeys.getUpsertKeysOnOver: none here, and Flink 2.3 then asks for ON CONFLICT);
+# Flink before 2.3 planned a SinkUpsertMaterializer there (table.exec.sink.upsert-materialize
+# AUTO), the plan Flink's restore test stored and whose rows the programs expect. FORCE plans
+# the same materializer today.
+_MATERIALIZED_BEFORE_2_3 = (
+    "Flink 2.3 refuses the INSERT as written (PyFlink 2.3, tools/flink_compare: 'The query has "
+    "an upsert key that differs from the primary key of the sink table ... Please specify an ON "
+    "CONFLICT clause'), as the planner here does; Flink before 2.3 planned a "
+    "SinkUpsertMaterializer there (table.exec.sink.upsert-materialize AUTO), the plan Flink "
+    "stored and whose rows the program expects; planned with the option FORCE, which plans "
+    "that materializer today")
+_MATERIALIZED = {"table.exec.sink.upsert-materialize": "FORCE"}
+
+
 def _retract_program(frame: str, suffix: str, description: str, sink: SinkTestStep,
-                     *source_extra: str, window: str = "PARTITION BY key ORDER BY val"):
+                     *source_extra: str, window: str = "PARTITION BY key ORDER BY val",
+                     materialized_before_2_3: bool = False):
     """Flink's OVER_AGGREGATE_NON_TIME_<frame>_UNBOUNDED_SUM_RETRACT_MODE<suffix>: the retract
     mode source (with `source_extra`, e.g. its primary key) into `sink`."""
-    return (_ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE{suffix}",
-                    description)
+    builder = _ported(f"OVER_AGGREGATE_NON_TIME_{frame}_UNBOUNDED_SUM_RETRACT_MODE{suffix}",
+                      description)
+    if materialized_before_2_3:
+        builder = builder.planned_before(_MATERIALIZED_BEFORE_2_3, _MATERIALIZED)
+    return (builder
             .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER, *source_extra))
             .setup_table_sink(sink)
             .run_sql(_over_sql(frame, window))
@@ -381,7 +401,8 @@ def _retract_mode_sink_primary_key(frame: str):
               ["+I[key3, 1, 100, 1]", "+U[key1, 4, 400, 8]", "+U[key1, 5, 500, 13]",
                "+U[key1, 6, 600, 19]", "+U[key1, 4, 400, 5]", "+U[key1, 5, 500, 10]",
                "+U[key1, 6, 600, 16]", "+U[key1, 3, 300, 4]", "+U[key1, 4, 400, 8]",
-               "+U[key1, 5, 500, 13]", "+U[key1, 6, 600, 19]"], _PK_KEY))
+               "+U[key1, 5, 500, 13]", "+U[key1, 6, 600, 19]"], _PK_KEY),
+        materialized_before_2_3=True)
 
 
 def _retract_mode_source_sink_primary_key(frame: str):
@@ -410,6 +431,7 @@ def _retract_mode_partition_by_non_pk(frame: str):
                     "validates restoring a non-time unbounded preceding sum function in retract "
                     "mode with source and sink table having primary key but partition by "
                     "non-primary key")
+            .planned_before(_MATERIALIZED_BEFORE_2_3, _MATERIALIZED)
             .setup_table_source(_source("I,UB,UA", _RETRACT_BEFORE, _RETRACT_AFTER, _PK_VAL))
             .setup_table_sink(_sink(
                 ["+I[key1, 1, 100, 100]", "+I[key1, 2, 200, 300]", "+I[key1, 5, 500, 800]",
@@ -1108,6 +1130,10 @@ PROGRAMS = [OVER_AGGREGATE_ROWS_ACROSS_RESTORE, OVER_AGGREGATE_RANGE_ACROSS_REST
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_AVG_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_MULTIPLE_AGGS_APPEND_MODE,
             OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_NO_PARTITION_BY,
+            OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY,
+            OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK,
+            OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK,
             OVER_AGGREGATE_UDAF, OVER_AGGREGATE_UDAF_NON_TIME, *TIME_PROGRAMS]
 
 # Ported, not passing: kept as Flink wrote it, out of PROGRAMS (the table in
@@ -1130,25 +1156,6 @@ NOT_PASSING = {
         "of val 2 arrives (-U[key1, 2, 200, 4], +U[key1, 2, 200, 6]); the program's "
         "before-restore rows lack these four (they are a ROWS frame's), PyFlink 2.3 gives them",
 }
-# In the later file: a sink whose primary key no upsert key of the query is in. Flink 2.3
-# refuses the INSERT: the over aggregate's upsert keys are its input's that contain the
-# partition key (FlinkRelMdUpsertKeys.getUpsertKeysOnOver), none here, and Flink 2.3 then asks
-# for ON CONFLICT; the programs expect the rows of the SinkUpsertMaterializer that Flink
-# before 2.3 added (table.exec.sink.upsert-materialize AUTO).
-_REFUSED_BY_FLINK_23 = (
-    "Flink 2.3 refuses the INSERT as written (PyFlink 2.3, tools/flink_compare: 'The query has "
-    "an upsert key that differs from the primary key of the sink table ... Primary key: [{pk}], "
-    "upsert key: . ... Please specify an ON CONFLICT clause'); the program expects the rows "
-    "of the SinkUpsertMaterializer that Flink before 2.3 added there "
-    "(table.exec.sink.upsert-materialize AUTO){here}")
-NOT_PASSING.update({
-    program.id: _REFUSED_BY_FLINK_23.format(
-        pk=pk, here="; the planner here refuses it as Flink 2.3 does")
-    for pk, program in (
-        ("key", OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY),
-        ("key", OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY),
-        ("val", OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK),
-        ("val", OVER_AGGREGATE_NON_TIME_ROWS_UNBOUNDED_SUM_RETRACT_MODE_SOURCE_SINK_PRIMARY_KEY_PARTITION_BY_NON_PK))})
 NOT_PASSING.update(TIME_NOT_PASSING)
 
 # Statements that must be refused (Flink's runFailingSql): the gate checks the error type and

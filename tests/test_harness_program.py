@@ -176,3 +176,35 @@ def test_a_planned_before_program_runs_its_fixtures_plan_not_todays():
     plan = fixture_plan(RANK_TEST_APPEND_FAST_STRATEGY)
     (rank,) = [node for node in plan.nodes if node.type.startswith("stream-exec-rank")]
     assert rank.output_row_number and rank.generate_update_before
+
+
+def test_planned_before_options_map_names_to_values():
+    ported = TableTestProgram.of("calc-x", "d").ported_from("CalcTestPrograms.java#X", "0" * 40)
+    with pytest.raises(ProgramError, match="planned_before's options map option names to values"):
+        ported.planned_before("Flink changed", {"table.exec.sink.upsert-materialize": 1})
+    built = (ported.planned_before("Flink changed", {"b.option": "2", "a.option": "1"})
+             .add_step(source()).add_step(sink()).run_sql("INSERT INTO Snk SELECT * FROM Src")
+             .build())
+    assert built.planned_with == (("a.option", "1"), ("b.option", "2"))
+
+
+def test_a_program_planned_with_options_compiles_with_them_after_its_own(spark):
+    """Flink 2.3 refuses this INSERT (no upsert key in the sink's primary key); the plan Flink
+    stored has the upsert materializer, which FORCE plans: every compile of the program takes
+    the option, and without it the statement is refused as Flink 2.3 refuses it."""
+    import dataclasses
+
+    from harness.runner import compile_program
+    from programs.over_aggregate import (
+        OVER_AGGREGATE_NON_TIME_RANGE_UNBOUNDED_SUM_RETRACT_MODE_SINK_PRIMARY_KEY as PROGRAM)
+
+    assert PROGRAM.planned_with == (("table.exec.sink.upsert-materialize", "FORCE"),)
+    _, plan = compile_program(PROGRAM, spark)
+    (sink_node,) = [node for node in plan.nodes if node.type.startswith("stream-exec-sink")]
+    assert sink_node.upsert_materialize
+    with pytest.raises(ProgramError, match="upsert key that differs from the primary key"):
+        compile_program(dataclasses.replace(PROGRAM, planned_with=()), spark)
+    bad = dataclasses.replace(PROGRAM, planned_with=(("table.exec.sink.upsert-materialize",
+                                                      "SOMETIMES"),))
+    with pytest.raises(ProgramError, match=f"program {PROGRAM.id}: .*SOMETIMES"):
+        compile_program(bad, spark)

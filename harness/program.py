@@ -48,6 +48,7 @@ from sqlglot import exp
 from streamplan.testing import brief_repr, parse_script, to_json
 
 from .batches import PHASE, ROW, SHAPES
+from .compare import view_of_texts
 from .errors import ProgramError
 from .steps import (ConfigOptionTestStep, FailingSqlTestStep, FunctionTestStep, SinkTestStep, SourceTestStep,
                     TemporalTableFunctionTestStep,
@@ -378,9 +379,14 @@ def _default_shape(steps: tuple[TestStep, ...]) -> str:
 def _with_flink_sink_defaults(step: SinkTestStep) -> SinkTestStep:
     """What Flink's RestoreTestBase does with a sink: registers it with FLINK_SINK_DEFAULTS,
     and, for materialized data, expects the final view to be the before rows plus the after
-    rows (here a materialized sink's after expectation is the whole final view)."""
+    rows (here a materialized sink's after expectation is the whole final view), deduplicated
+    by its key fields when it names them (deduplicated_field_indices)."""
     if step.materialized:
-        step = replace(step, expected_after=step.expected_before + step.expected_after)
+        final = step.expected_before + step.expected_after
+        if step.deduplicated_fields:
+            final = tuple(view_of_texts(list(final), step.key_indexes(),
+                                        f"sink '{step.name}', expected rows"))
+        step = replace(step, expected_after=final)
     options = dict(FLINK_SINK_DEFAULTS)
     options.update(step.options)
     if options == dict(step.options):

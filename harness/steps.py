@@ -320,12 +320,15 @@ class SinkTestStep(TableTestStep):
     expected_before: tuple[str, ...] = ()
     expected_after: tuple[str, ...] = ()
     materialized: bool = False
+    deduplicated_fields: tuple[int, ...] = ()    # the view's key instead of the primary key
 
     @staticmethod
     def new_builder(name: str) -> "SinkTestStepBuilder":
         return SinkTestStepBuilder(name)
 
     def key_indexes(self) -> Optional[list[int]]:
+        if self.deduplicated_fields:
+            return list(self.deduplicated_fields)
         if not self.primary_key:
             return None
         return [self.row_type.index(name) for name in self.primary_key]
@@ -544,6 +547,7 @@ class SinkTestStepBuilder(_TableStepBuilder):
         self._before: Optional[list[str]] = None
         self._after: Optional[list[str]] = None
         self._materialized = False
+        self._deduplicated: tuple[int, ...] = ()
 
     def consuming_before_restore(self, *rows: str) -> "SinkTestStepBuilder":
         """Rows the sink holds right before the restore, e.g. "+I[1, Alice, 2020-04-15T08:00:01]"."""
@@ -570,15 +574,38 @@ class SinkTestStepBuilder(_TableStepBuilder):
         self._materialized = True
         return self
 
+    def deduplicated_field_indices(self, *indices: int) -> "SinkTestStepBuilder":
+        """Key the materialized view by these fields (Flink's deduplicatedFieldIndices, for a
+        sink without a primary key): a row replaces the row of its key, in the rows the sink
+        received and in the expected ones alike (a ported program's final view is then its
+        before and after rows deduplicated, the last of a key kept, as Flink's
+        SinkTestStep.getExpectedAsStrings builds it)."""
+        where = f"sink '{self._name}': deduplicated_field_indices"
+        if not indices or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                  for i in indices) or len(set(indices)) != len(indices):
+            raise ProgramError(f"{where}: field indexes, distinct ints >= 0, e.g. "
+                               f"deduplicated_field_indices(0), got {shown(indices)}")
+        self._deduplicated = tuple(indices)
+        return self
+
     def build(self) -> SinkTestStep:
         if self._before is None and self._after is None:
             raise ProgramError(
                 f"sink '{self._name}' has no expectations; declare them with "
                 f"consuming_before_restore(...) and/or consuming_after_restore(...) (an "
                 f"undeclared phase expects no rows)")
+        if self._deduplicated and not self._materialized:
+            raise ProgramError(f"sink '{self._name}': deduplicated_field_indices keys the "
+                               f"materialized view; call testing_materialized_data() too")
         step = SinkTestStep(**self._base(), expected_before=tuple(self._before or ()),
                             expected_after=tuple(self._after or ()),
-                            materialized=self._materialized)
+                            materialized=self._materialized,
+                            deduplicated_fields=self._deduplicated)
+        arity = len(step.row_type.fields)
+        if any(i >= arity for i in step.deduplicated_fields):
+            raise ProgramError(f"sink '{self._name}': deduplicated_field_indices "
+                               f"{list(step.deduplicated_fields)}: the sink has {arity} "
+                               f"column(s), indexes 0 to {arity - 1}")
         for phase, rows in (("before", step.expected_before), ("after", step.expected_after)):
             for index, text in enumerate(rows):
                 _check_row_text(step, phase, index, text)

@@ -12,6 +12,7 @@ arrives and re-emitted when its last match goes.
 from __future__ import annotations
 
 from harness import SinkTestStep, SourceTestStep, TableTestProgram, advance_processing_time
+from harness import changelog_row as kind
 
 # The harness's own tests run each node's TINY program (tests/gate_programs): the smallest
 # program that still crosses a restore. It is not in PROGRAMS: no fixtures of its own.
@@ -724,7 +725,41 @@ JOIN_LEFT_OF_AGGREGATES_INTO_UPSERT_SINK = (
              "a LEFT JOIN (SELECT s, MAX(w) AS w FROM D GROUP BY s) b ON a.s = b.s")
     .build())
 
-PROGRAMS = [JOIN_LEFT_OF_AGGREGATES_INTO_UPSERT_SINK, JOIN_INNER, JOIN_LEFT, JOIN_RIGHT,
+# Flink's SatisfyUpdateKindTraitVisitor: each aggregate's unique key holds its join key and
+# the sink is keyed by the join's upsert key, so no -U flows: the left side's +U is joined
+# as +I (an outer side emits +I/-D) and replaces the row in the sink, with no -D of the old
+# joined row before it. Rows printed by PyFlink 2.3 (tools/flink_compare).
+JOIN_LEFT_OF_AGGREGATES_WITHOUT_UPDATE_BEFORE = (
+    TableTestProgram.of("join-left-of-aggregates-without-update-before",
+                        "a LEFT JOIN of two aggregates on their keys into a sink keyed by that key "
+                        "takes their updates without -U")
+    .setup_table_source(SourceTestStep.new_builder("O").add_schema("k INT", "v INT")
+                        .producing_before_restore([1, 10], [2, 20], [1, 11], [3, 30], [2, 21],
+                                                  [1, 12])
+                        .producing_after_restore([3, 31], [2, 22], [4, 40]).build())
+    .setup_table_source(SourceTestStep.new_builder("P").add_schema("k INT", "w INT")
+                        .producing_before_restore([1, 5], [2, 6], [1, 7])
+                        .producing_after_restore([3, 8], [1, 9], [2, 1]).build())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("k INT", "n BIGINT", "sv INT", "mw INT",
+                                  "PRIMARY KEY (k) NOT ENFORCED")
+                      .add_option("sink-insert-only", "false")
+                      .consuming_before_restore(
+                          "+I[1, 1, 10, null]", "-D[1, 1, 10, null]", "+I[1, 1, 10, 5]",
+                          "+I[2, 1, 20, null]", "-D[2, 1, 20, null]", "+I[2, 1, 20, 6]",
+                          "+I[1, 2, 21, 5]", "+I[1, 2, 21, 7]", "+I[3, 1, 30, null]",
+                          "+I[2, 2, 41, 6]", "+I[1, 3, 33, 7]")
+                      .consuming_after_restore(
+                          "+I[3, 2, 61, null]", "-D[3, 2, 61, null]", "+I[3, 2, 61, 8]",
+                          "+I[2, 3, 63, 6]", "+I[1, 3, 33, 9]", "+I[4, 1, 40, null]")
+                      .build())
+    .run_sql("INSERT INTO S SELECT a.k, a.n, a.sv, b.mw FROM (SELECT k, COUNT(*) AS n, SUM(v) AS sv "
+             "FROM O GROUP BY k) a LEFT JOIN (SELECT k, MAX(w) AS mw FROM P GROUP BY k) b "
+             "ON a.k = b.k")
+    .build())
+
+PROGRAMS = [JOIN_LEFT_OF_AGGREGATES_INTO_UPSERT_SINK, JOIN_LEFT_OF_AGGREGATES_WITHOUT_UPDATE_BEFORE,
+            JOIN_INNER, JOIN_LEFT, JOIN_RIGHT,
             JOIN_FULL, INNER_JOIN_UPDATING_INPUT,
             LEFT_JOIN_UPDATING_INPUT, JOIN_NON_EQUI,
             JOIN_NULL_KEYS, JOIN_UNIQUE_KEYS, JOIN_WITH_STATE_TTL_OPTION,
@@ -736,11 +771,58 @@ PROGRAMS = [JOIN_LEFT_OF_AGGREGATES_INTO_UPSERT_SINK, JOIN_INNER, JOIN_LEFT, JOI
             JOIN_KEYLESS_LEFT, CROSS_JOIN, SEMI_JOIN, ANTI_JOIN, JOIN_NULLS, JOIN_INTERSECT_EXCEPT,
             JOIN_USING_AND_NATURAL]
 
-# --- A program of a later copy of Flink's JoinTestPrograms.java (in exec/common, read at
-# 11575fcf003f), which its JoinRestoreTest runs, transcribed the same way; its id starts with no
-# node's short name, so it names its node. Not ported from that copy:
-# LEFT_JOIN_UPSERT_INPUT_NON_EQUI (docs/flink-programs.md, "Read but not ported").
+# --- Programs of a later copy of Flink's JoinTestPrograms.java (in exec/common, read at
+# 11575fcf003f), which its JoinRestoreTest runs, transcribed the same way; an id that starts
+# with no node's short name names its node.
 LATER_COMMIT = "11575fcf003ff79bd0df2d868f3e0b4c233e0bc6"
+
+
+def left_join_with_upsert_input_and_non_equi_condition(id: str, description: str,
+                                                       constant: str):
+    """JoinTestPrograms.leftJoinWithUpsertInputAndNonEquiCondition: an updated line that no
+    longer satisfies the non-equi condition after the restore retracts its match, before a
+    further update matches again."""
+    return (TableTestProgram.of(id, description)
+            .ported_from(f"JoinTestPrograms.java#{constant}", LATER_COMMIT)
+            .setup_table_source(SourceTestStep.new_builder("orders")
+                                .add_schema("order_id INT PRIMARY KEY NOT ENFORCED",
+                                            "excluded_status STRING")
+                                .producing_before_restore([1, "cancelled"])
+                                .build())
+            .setup_table_source(SourceTestStep.new_builder("lines")
+                                .add_schema("order_id INT", "line_id STRING", "status STRING",
+                                            "PRIMARY KEY (order_id, line_id) NOT ENFORCED")
+                                .add_option("changelog-mode", "I,UA,D")
+                                .producing_before_restore(kind("+I", 1, "l1", "new"))
+                                .producing_after_restore(kind("+U", 1, "l1", "cancelled"),
+                                                         kind("+U", 1, "l1", "paid"))
+                                .build())
+            .setup_table_sink(SinkTestStep.new_builder("MySink")
+                              .add_schema("order_id INT", "line_order_id INT", "line_id STRING",
+                                          "status STRING")
+                              .add_option("sink-changelog-mode-enforced", "I,UA,D")
+                              .consuming_before_restore("+I[1, 1, l1, new]")
+                              .consuming_after_restore("+I[1, 1, l1, paid]")
+                              .testing_materialized_data()
+                              .deduplicated_field_indices(0)
+                              .build())
+            .run_sql("INSERT INTO MySink SELECT o.order_id, l.* FROM orders o "
+                     "LEFT JOIN lines l ON o.order_id = l.order_id AND l.status <> "
+                     "o.excluded_status")
+            .build())
+
+
+LEFT_JOIN_UPSERT_INPUT_NON_EQUI = left_join_with_upsert_input_and_non_equi_condition(
+    "join-left-join-upsert-input-non-equi",
+    "left join with an upsert input and a non-equi condition", "LEFT_JOIN_UPSERT_INPUT_NON_EQUI")
+# Flink: "its plan and savepoint are compiled before this fix, whose plans have no input
+# changelog modes"; here the same program under its own id.
+LEFT_JOIN_UPSERT_INPUT_NON_EQUI_WITHOUT_CHANGELOG_MODES = (
+    left_join_with_upsert_input_and_non_equi_condition(
+        "join-left-join-upsert-input-non-equi-without-changelog-modes",
+        "left join with an upsert input and a non-equi condition restored from a plan without "
+        "input changelog modes", "LEFT_JOIN_UPSERT_INPUT_NON_EQUI_WITHOUT_CHANGELOG_MODES"))
+PROGRAMS += [LEFT_JOIN_UPSERT_INPUT_NON_EQUI, LEFT_JOIN_UPSERT_INPUT_NON_EQUI_WITHOUT_CHANGELOG_MODES]
 
 SEMI_ANTI_JOIN_WITH_LITERAL_AGG = (
     TableTestProgram.of("semi-anti-join-with-literal-agg", "join with literal agg")

@@ -79,6 +79,11 @@ VALUES_OPTIONS: dict[str, tuple[str, Optional[Callable[[str], None]]]] = {
                        _changelog_mode),
     "path": ("a JSON file of rows", None),
     "sink-insert-only": ("'true' or 'false'", _boolean),
+    # The row kinds a sink takes, as Flink's values sink declares them with this option: one
+    # with UA and without UB (e.g. 'I,UA,D') asks for updates without -U even without a
+    # primary key; it takes precedence over 'sink-insert-only'.
+    "sink-changelog-mode-enforced": ("row kinds I, UB, UA and D separated by commas, e.g. "
+                                     "'I,UA,D'", _changelog_mode),
     # Metadata columns (`c TYPE METADATA [FROM 'key']`) read or written by key; a source's
     # rows carry the physical values, then the metadata values ordered by key.
     "readable-metadata": ("a map 'key:TYPE,key:TYPE' of the metadata a source reads",

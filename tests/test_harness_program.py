@@ -208,3 +208,27 @@ def test_a_program_planned_with_options_compiles_with_them_after_its_own(spark):
                                                       "SOMETIMES"),))
     with pytest.raises(ProgramError, match=f"program {PROGRAM.id}: .*SOMETIMES"):
         compile_program(bad, spark)
+
+
+def test_deduplicated_field_indices_key_the_view_and_the_ported_final_view():
+    """Flink's deduplicatedFieldIndices: the materialized view is keyed by the fields, and a
+    ported program's final view is its before and after rows with the last row of a key."""
+    def builder():
+        return (SinkTestStep.new_builder("Snk").add_schema("id INT", "name STRING")
+                .consuming_before_restore("+I[1, a]", "+I[2, b]")
+                .consuming_after_restore("+I[1, c]"))
+
+    own = builder().testing_materialized_data().deduplicated_field_indices(0).build()
+    assert own.key_indexes() == [0]
+    ported = (TableTestProgram.of("calc-x", "d").ported_from("CalcTestPrograms.java#X", "0" * 40)
+              .add_step(source()).add_step(own).run_sql("INSERT INTO Snk SELECT * FROM Src")
+              .build())
+    assert ported.sinks["Snk"].expected_after == ("+I[1, c]", "+I[2, b]")
+    with pytest.raises(ProgramError, match="keys the materialized view; call "
+                                           "testing_materialized_data"):
+        builder().deduplicated_field_indices(0).build()
+    with pytest.raises(ProgramError, match="the sink has 2 column\\(s\\), indexes 0 to 1"):
+        builder().testing_materialized_data().deduplicated_field_indices(2).build()
+    for bad in ((), ("0",), (0, 0), (-1,)):
+        with pytest.raises(ProgramError, match="distinct ints >= 0"):
+            builder().deduplicated_field_indices(*bad)

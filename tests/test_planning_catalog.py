@@ -548,3 +548,77 @@ def test_a_join_of_keyed_inputs_on_their_keys_keeps_an_upsert_key(env, kind, acc
     else:
         with pytest.raises(PlanningError, match="ON CONFLICT"):
             env.compile_sql(sql)
+
+
+# --- a join takes updates without -U where its inputs' keys allow (Flink's
+# SatisfyUpdateKindTraitVisitor for StreamPhysicalJoin) ----------------------------------------
+
+AGGREGATES_JOINED = ("INSERT INTO {sink} SELECT a.k, a.n FROM (SELECT k, COUNT(*) AS n FROM O "
+                     "GROUP BY k) a JOIN (SELECT k, MAX(v) AS m FROM O GROUP BY k) b ON a.k = b.k")
+
+
+def aggregates(plan):
+    return [n for n in plan.nodes if n.type.startswith("stream-exec-group-aggregate")]
+
+
+def test_a_join_on_its_inputs_unique_keys_takes_their_updates_without_update_before(env):
+    """Into a sink keyed by the join's upsert key, each aggregate's unique key holds its join
+    key: neither sends -U, the join forwards +U, and the plan loads again (the join accepts
+    +U without -U from such an input). Into a sink without a key, -U everywhere."""
+    upsert = env.compile_sql(AGGREGATES_JOINED.format(sink="Upsert"))
+    assert [a.generate_update_before for a in aggregates(upsert)] == [False, False]
+    assert kinds(upsert, "stream-exec-join") == {RowKind.INSERT, RowKind.UPDATE_AFTER}
+    assert node(upsert, "stream-exec-sink").input_changelog_mode == ["INSERT", "UPDATE_AFTER"]
+    retract = env.compile_sql(AGGREGATES_JOINED.format(sink="Retract"))
+    assert [a.generate_update_before for a in aggregates(retract)] == [True, True]
+
+
+def test_one_input_whose_unique_key_misses_the_join_key_makes_both_send_update_before(env):
+    """All or nothing, as Flink's visitor (one child that cannot do without -U fails the
+    ONLY_UPDATE_AFTER requirement, and the join is asked for -U from both): the rule over
+    each input's unique keys and changelog kinds; an input without updates never blocks."""
+    join = node(env.compile_sql(AGGREGATES_JOINED.format(sink="Upsert")), "stream-exec-join")
+    updating = frozenset({RowKind.INSERT, RowKind.UPDATE_AFTER})
+    appending = frozenset({RowKind.INSERT})
+    assert not join.needs_update_before([[0]], False, None, [updating, updating])
+    assert join.needs_update_before([[0]], True, None, [updating, updating])   # a consumer needs -U
+    keyless_left = join.model_copy(update={"left_unique_keys": []})
+    assert keyless_left.needs_update_before([[0]], False, None, [updating, updating])
+    assert not keyless_left.needs_update_before([[0]], False, None, [appending, updating])
+    off_key = join.model_copy(update={"right_unique_keys": [[1]]})     # not the join key
+    assert off_key.needs_update_before([[0]], False, None, [updating, updating])
+
+
+def test_a_loaded_join_refuses_updates_without_update_before_off_its_inputs_keys(env):
+    """A plan edited so that the left input's unique key no longer holds the join key: the
+    join cannot take that input's +U without -U, and loading says which node sends them."""
+    from streamplan.errors import ChangelogModeError
+    from streamplan.plan import CompiledPlan
+
+    plan = env.compile_sql(AGGREGATES_JOINED.format(sink="Upsert"))
+    check_changelog(plan)
+    join = node(plan, "stream-exec-join")
+    edited = CompiledPlan([join.model_copy(update={"left_unique_keys": []}) if n is join else n
+                           for n in plan.nodes], plan.edges)
+    with pytest.raises(ChangelogModeError, match=r"Join node \d+ needs the update-before rows "
+                                                 r"\(-U\) of its left input .* node \d+ "
+                                                 r"'stream-exec-group-aggregate"):
+        check_changelog(edited)
+
+
+@pytest.mark.parametrize("mode, update_before", [("I,UA,D", False), ("I,UB,UA,D", True)])
+def test_a_sink_without_a_key_that_takes_updates_without_update_before_gets_none(
+        env, mode, update_before):
+    """Flink's values sink with 'sink-changelog-mode-enforced': I,UA,D is an upsert sink
+    without a primary key (sink trait ONLY_UPDATE_AFTER), so the aggregate sends no -U."""
+    env.execute_sql(f"CREATE TABLE Enforced (k INT, n BIGINT) WITH ('connector' = 'values', "
+                    f"'sink-changelog-mode-enforced' = '{mode}')")
+    plan = env.compile_sql("INSERT INTO Enforced SELECT k, COUNT(*) FROM O GROUP BY k")
+    assert node(plan, "stream-exec-group-aggregate").generate_update_before is update_before
+
+
+def test_a_sink_enforcing_inserts_only_refuses_updates(env):
+    env.execute_sql("CREATE TABLE InsertsOnly (k INT, n BIGINT) WITH ('connector' = 'values', "
+                    "'sink-insert-only' = 'false', 'sink-changelog-mode-enforced' = 'I')")
+    with pytest.raises(PlanningError, match="InsertsOnly"):
+        env.compile_sql("INSERT INTO InsertsOnly SELECT k, COUNT(*) FROM O GROUP BY k")

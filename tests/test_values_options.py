@@ -30,6 +30,10 @@ BAD_VALUES = {
     "sink-insert-only maybe": ("sink-insert-only", "maybe", r"'maybe' is not a boolean; "
                                                             r"'sink-insert-only' takes 'true' or "
                                                             r"'false'"),
+    "sink-changelog-mode-enforced UX": ("sink-changelog-mode-enforced", "I,UX",
+                                        r"'UX' is not a changelog kind \(I, UB, UA, D\); "
+                                        r"'sink-changelog-mode-enforced' takes row kinds I, UB, "
+                                        r"UA and D separated by commas, e.g. 'I,UA,D'"),
     "disable-lookup yes": ("disable-lookup", "yes", r"'yes' is not a boolean; 'disable-lookup' "
                                                    r"takes 'true' or 'false' \(a planning hint; "
                                                    r"ignored\)"),
@@ -72,7 +76,7 @@ def test_flinks_planning_hints_of_the_values_connector_are_accepted(option):
 
 @pytest.mark.parametrize("key, value, takes", BAD_VALUES.values(), ids=BAD_VALUES.keys())
 def test_the_planner_names_the_table_the_option_and_what_it_takes(key, value, takes):
-    as_source = key != "sink-insert-only"
+    as_source = not key.startswith("sink-")
     line, table = (2, "T") if as_source else (3, "S")
     options = {"source_option": (key, value)} if as_source else {"sink_option": (key, value)}
     with pytest.raises(PlanningError, match=rf"^<script>:{line}:1: table '{table}': option "

@@ -188,11 +188,17 @@ class ExecNode(PlanModel):
         given whether its consumers need them. Default: when they do."""
         return consumers_need
 
+    # Whether planning checks the node's input changelog only once every producer's -U is
+    # decided (a sink that takes updates without -U), not as the node is added.
+    CHECKED_AFTER_UPDATE_BEFORE: ClassVar[bool] = False
+
     def needs_update_before(self, input_keys: list[list[int]], downstream: bool,
-                            input_row: Optional[RowType] = None) -> bool:
+                            input_row: Optional[RowType] = None,
+                            input_modes: Optional[list[frozenset]] = None) -> bool:
         """Whether this node needs -U rows from an input with unique keys `input_keys` and
         row type `input_row` (Flink's UpdateKindTrait); `downstream`: whether its own
-        consumers need them."""
+        consumers need them; `input_modes`: the changelog kinds of all its inputs, in order
+        (None where they are not known)."""
         return True
 
     def requires_watermark(self, inputs: list[RowType]) -> bool:

@@ -65,7 +65,7 @@ class StreamExecCalc(ExecNode):
                 mapped.setdefault(position[expr], out_index)
         return [[mapped[i] for i in key] for key in input_keys[0] if all(i in mapped for i in key)]
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         """A filter may drop a +U whose -U it let through (FLINK-9528), unless it reads only
         columns of one of the input's upsert keys (Flink's isNonUpsertKeyCondition): then a
         key's rows all pass or all fail it."""

@@ -33,7 +33,7 @@ class StreamExecCorrelate(ExecNode):
     builtin: Optional[Literal["$UNNEST_ROWS$1", "$UNNEST_ROWS_WITH_ORDINALITY$1"]] = None
     arguments: list[SparkExpression]       # over the input row
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return downstream                  # rows pass through with their kinds
 
     def _result_fields(self, input_row):

@@ -31,7 +31,7 @@ class StreamExecExpand(ExecNode):
                                  f"{width} output field(s) in outputType")
         return self
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return downstream              # rows pass through as they are, only repeated
 
     def translate(self, ctx, inputs):

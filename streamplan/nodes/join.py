@@ -138,9 +138,27 @@ class StreamExecJoin(ExecNode):
                 unique.append(key)
         return unique
 
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
+        """Flink's SatisfyUpdateKindTraitVisitor for a join: -U from every updating input,
+        unless no consumer needs -U and every updating input has a unique key that holds its
+        join key (StreamPhysicalJoin.inputUniqueKeyContainsJoinKey): an update then replaces
+        its row in the join's state, and the joined +U replaces the joined row downstream.
+        One input that cannot do without -U makes both send them, as in Flink."""
+        if downstream or input_modes is None:
+            return True
+        return not all(RowKind.UPDATE_AFTER not in kinds or self.takes_updates_without_before(side)
+                       for side, kinds in enumerate(input_modes))
+
+    def takes_updates_without_before(self, side: int) -> bool:
+        """Whether a unique key of input `side` (0 left, 1 right) holds all its join keys."""
+        unique_keys = self.left_unique_keys if side == 0 else self.right_unique_keys
+        join_keys = set(self.join_spec.left_keys if side == 0 else self.join_spec.right_keys)
+        return any(join_keys <= set(key) for key in unique_keys)
+
     def check_input_changelog(self, inputs, origins) -> None:
-        for side, kinds, origin in zip(("left", "right"), inputs, origins):
-            if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds:
+        for index, (side, kinds, origin) in enumerate(zip(("left", "right"), inputs, origins)):
+            if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds \
+                    and not self.takes_updates_without_before(index):
                 producer = origin[RowKind.UPDATE_AFTER]
                 raise ChangelogModeError(
                     f"Join node {self.id} needs the update-before rows (-U) of its {side} input "

@@ -93,7 +93,7 @@ class StreamExecLookupJoin(ExecNode):
     def input_field_indexes(self):
         return [("lookupKeys.inputIndex", 0, [key.input_index for key in self.lookup_keys])]
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return downstream              # each row looks up and passes with its kind
 
     def translate(self, ctx, inputs):

@@ -37,7 +37,7 @@ class StreamExecMiniBatchAssigner(ExecNode):
     def output_unique_keys(self, inputs, input_keys):
         return input_keys[0]
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return downstream
 
     def translate(self, ctx, inputs):

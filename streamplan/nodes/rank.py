@@ -156,7 +156,7 @@ class StreamExecRank(KeyedNode):
             raise self.unsupported_changes(f"Rank node {self.id}", frozenset(
                 {RowKind.UPDATE_AFTER}), origins[0], "It needs update-before rows (-U).")
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return self.rank_strategy.type != UPDATE_FAST
 
     # --- state and runtime ---------------------------------------------------------------

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind
+from ..changelog import ALL_KINDS, INSERT_ONLY, OP_COLUMN, RowKind, parse_changelog_mode
 from ..options import SINK_NOT_NULL_ENFORCER
 from ..types import RowType, quote_identifier
 from .base import ExecNode
@@ -15,7 +15,11 @@ from .metadata import exec_node
 
 
 def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
-    """Flink's values sink: insert-only unless 'sink-insert-only' = 'false'."""
+    """Flink's values sink: the kinds of 'sink-changelog-mode-enforced' when set, else
+    insert-only unless 'sink-insert-only' = 'false'."""
+    enforced = options.get("sink-changelog-mode-enforced")
+    if enforced is not None:
+        return parse_changelog_mode(enforced)
     return INSERT_ONLY if options.get("sink-insert-only", "true").lower() == "true" else ALL_KINDS
 
 
@@ -23,6 +27,7 @@ def sink_accepts(options: dict[str, str]) -> frozenset[RowKind]:
            consumed_options=(SINK_NOT_NULL_ENFORCER.key,))
 class StreamExecSink(ExecNode):
     COMPOSITE_COLUMNS = True
+    CHECKED_AFTER_UPDATE_BEFORE = True     # e.g. 'sink-changelog-mode-enforced' = 'I,UA,D'
     STATE_DOC = ("none, unless it materializes upserts (SinkUpsertMaterializer): per primary key the "
                  "rows added and not retracted; TTL from `state`")
     RUNTIME = "upsert_materializer"
@@ -46,11 +51,17 @@ class StreamExecSink(ExecNode):
     def default_state(cls, version, ttls_ms, spec):
         return super().default_state(version, ttls_ms, spec) if spec.get("upsert_materialize") else None
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         """-U is needed unless the sink's primary key is the input's unique key (each row
-        then replaces its key's row); the materializer always retracts."""
-        if not self.table.primary_key or self.materializes:
+        then replaces its key's row), or the sink has no primary key and takes updates
+        without -U ('sink-changelog-mode-enforced' = 'I,UA,D': Flink's sink trait
+        ONLY_UPDATE_AFTER, kept where no primary key can differ from the upsert key); the
+        materializer always retracts."""
+        if self.materializes:
             return True
+        if not self.table.primary_key:
+            accepted = sink_accepts(self.table.options)
+            return RowKind.UPDATE_AFTER not in accepted or RowKind.UPDATE_BEFORE in accepted
         wanted = sorted(self.row_type.index(name) for name in self.table.primary_key)
         return not any(sorted(key) == wanted for key in input_keys)
 

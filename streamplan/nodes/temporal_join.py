@@ -72,7 +72,7 @@ class StreamExecTemporalJoin(ExecNode):
                                            left - INSERT_ONLY, origins[0],
                                            "A changelog probe side is not supported here.")
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return False                        # Flink's ONLY_UPDATE_AFTER for the versioned side
 
     # --- runtime -------------------------------------------------------------------------

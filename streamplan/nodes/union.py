@@ -21,7 +21,7 @@ class StreamExecUnion(ExecNode):
         changelog is the union of its inputs')."""
         return frozenset().union(*inputs)
 
-    def needs_update_before(self, input_keys, downstream, input_row=None):
+    def needs_update_before(self, input_keys, downstream, input_row=None, input_modes=None):
         return downstream              # rows pass through as they are
 
     def translate(self, ctx, inputs):

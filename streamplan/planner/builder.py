@@ -99,7 +99,7 @@ class PlanBuilder(SelectRules, SourceRules, JoinRules, TemporalJoinRules, Subque
                    input_properties=[{} for _ in inputs], **spec)
         node.read_options(node.options_view(self.config))   # an undeclared read fails now
         self.modes[node.id], self.origins[node.id] = infer_node_changelog(
-            node, inputs, self.modes, self.origins)
+            node, inputs, self.modes, self.origins, while_planning=True)
         self.nodes.append(node)
         self.edges.extend(Edge(source.id, node.id) for source in inputs)
         self.unique_keys[node.id] = node.output_unique_keys(

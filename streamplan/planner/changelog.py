@@ -18,8 +18,9 @@ class ChangelogRules:
     def _generate_update_before_where_needed(self) -> None:
         """Nodes that generate updates (aggregates, deduplicate, rank, changelog normalize)
         emit -U only when a consumer needs it (Flink's UpdateKindTrait): sinks without a
-        primary key, or whose key is not the input's unique key, and filters need it; joins,
-        aggregates and ranks need it from their inputs; projections pass the need on. A
+        primary key, or whose key is not the input's unique key, and filters need it;
+        aggregates and ranks need it from their inputs, joins unless each updating input's
+        unique key holds its join key; projections pass the need on. A
         changelog normalize that only rebuilds -U for an upsert source is dropped when no
         consumer needs -U, as Flink does."""
         consumers: dict[int, list[ExecNode]] = {node.id: [] for node in self.nodes}
@@ -27,6 +28,7 @@ class ChangelogRules:
         for edge in self.edges:
             consumers[edge.source].append(by_id[edge.target])
         needs: dict[int, bool] = {}
+        plan = CompiledPlan(self.nodes, self.edges)
 
         def needs_update_before(node: ExecNode) -> bool:
             if node.id not in needs:
@@ -34,8 +36,10 @@ class ChangelogRules:
             return needs[node.id]
 
         def requires(consumer: ExecNode, producer: ExecNode) -> bool:
+            input_modes = [self.modes[source.id] for source in plan.inputs_of(consumer)]
             return consumer.needs_update_before(self.unique_keys[producer.id],
-                                                needs_update_before(consumer), producer.row_type)
+                                                needs_update_before(consumer), producer.row_type,
+                                                input_modes)
 
         wanted = {node.id: node.generates_update_before(needs_update_before(node), self.config)
                   for node in self.nodes if "generate_update_before" in type(node).model_fields}
@@ -74,11 +78,15 @@ class ChangelogRules:
                     "input_changelog_mode": mode_names(self.modes[inputs[0].id])})
 
 
-def infer_node_changelog(node: ExecNode, inputs: list[ExecNode], modes: dict, origins: dict):
-    """A node's output kinds and where each came from; the node rejects what it cannot consume."""
+def infer_node_changelog(node: ExecNode, inputs: list[ExecNode], modes: dict, origins: dict,
+                         while_planning: bool = False):
+    """A node's output kinds and where each came from; the node rejects what it cannot consume.
+    `while_planning`: the statement is still being planned, and a sink (whose input's -U are
+    decided only then: _generate_update_before_where_needed) is checked when it is done."""
     input_modes = [modes[source.id] for source in inputs]
     input_origins = [origins[source.id] for source in inputs]
-    node.check_input_changelog(input_modes, input_origins)
+    if not (while_planning and node.CHECKED_AFTER_UPDATE_BEFORE):
+        node.check_input_changelog(input_modes, input_origins)
     output = node.output_changelog(input_modes)
     inherited = {kind: origin for per_input in input_origins for kind, origin in per_input.items()}
     return output, {kind: inherited.get(kind, node) for kind in output}

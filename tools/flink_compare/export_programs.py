@@ -8,8 +8,10 @@ what `compare_programs.py` needs to judge Flink's output, taken from the harness
 
   config     the program's config steps, canonical key and value (as the harness sets them)
   sources    name, physical columns [name, type text], primary key, WITH options, whether a
-             watermark or computed columns are declared (the Flink runner skips those programs;
-             a `PROCTIME()` column it computes in the source's view: proctime_columns)
+             watermark or computed columns are declared (the Flink runner declares a
+             watermark on a physical TIMESTAMP column, `rowtime`, and skips programs with
+             other computed columns; a `PROCTIME()` column it computes in the source's view:
+             proctime_columns)
   feed       every source row in the order the harness feeds them: phases [before, after],
              the i-th rows of all tables share a step (`phased_steps`), tables sorted by name
              within a step; each row {phase, step, table, kind, values} with JSON values
@@ -49,6 +51,10 @@ def source_json(step) -> dict:
         "options": dict(step.options),
         "has_watermark": table.watermark is not None,
         "watermark": table.watermark.text if table.watermark is not None else None,
+        # the rowtime column and its watermark expression, for the Flink runner's schema
+        "rowtime": ({"column": table.watermark.column, "expression": table.watermark.text,
+                     "from_source": table.watermark.from_source}
+                    if table.watermark is not None else None),
         "computed_columns": [c.name for c in table.columns
                              if c.computed is not None and not _is_proctime(c.computed)],
         "proctime_columns": [c.name for c in table.columns

@@ -34,10 +34,16 @@ Input is what `export_programs.py` wrote. Per program:
            with the before-restore rows only (`before`, compared with expected_before);
            --all-only skips the second run.
 
-Programs whose sources declare a watermark or computed columns are skipped ("skipped:
-watermark"): their time semantics are covered by the interval-join cases of run_flink.py. A
-`PROCTIME()` column is no reason to skip: the source's view computes it (after the physical
-columns, where programs declare it).
+Event time: a watermark declared on a physical TIMESTAMP(p) column is declared on the
+`from_changelog_stream` schema (the column travels as a java.sql.Timestamp and the view
+selects it as is, so it stays the rowtime attribute). Such a program is fed through the
+serial feed even with one source, with `pipeline.auto-watermark-interval` at
+WATERMARK_INTERVAL_MS, far below the feed's delay between rows: each row's watermark reaches
+the operators before the next row, as streamplan moves its watermark after every one-row
+micro-batch, so late rows are late on both. Programs whose sources declare other computed
+columns, or a watermark on a computed column, a TIMESTAMP_LTZ or SOURCE_WATERMARK(), are
+skipped ("skipped: watermark" / "computed column"). A `PROCTIME()` column is no reason to
+skip: the source's view computes it (after the physical columns, where programs declare it).
 
 Order: with one source table the arrival order at every operator is deterministic. With two
 or more, Flink's interleaving of separate sources is not (a join sees whichever input is
@@ -83,6 +89,7 @@ FLINK_OPTION_CLASSES = [
     "org.apache.flink.configuration.CheckpointingOptions",
     "org.apache.flink.configuration.RestartStrategyOptions",
 ]
+WATERMARK_INTERVAL_MS = 50      # for programs with a watermark (see new_environment)
 KIND_NAMES = {"+I": "INSERT", "-U": "UPDATE_BEFORE", "+U": "UPDATE_AFTER", "-D": "DELETE"}
 MODE_KINDS = {"I": "INSERT", "UB": "UPDATE_BEFORE", "UA": "UPDATE_AFTER", "D": "DELETE"}
 
@@ -179,13 +186,25 @@ def json_value(value):
 
 # ------------------------------------------------------------------------------ sources
 
+def rowtime_column(source: dict) -> str | None:
+    """The column a watermark is declared on: it travels as a timestamp, so the schema
+    of `from_changelog_stream` can declare the watermark on it (see register_source)."""
+    rowtime = source.get("rowtime")
+    return rowtime["column"] if rowtime else None
+
+
 def raw_values(source: dict, values: list) -> list:
     """A row's JSON values as the DataStream carries them (see NATIVE)."""
+    import datetime
+
     types = [base_type(t)[0] for _, t in source["columns"]]
+    rowtime = rowtime_column(source)
     out = []
-    for value, name in zip(values, types):
+    for value, name, (column, _) in zip(values, types, source["columns"]):
         if value is None:
             out.append(None)
+        elif column == rowtime:
+            out.append(datetime.datetime.fromisoformat(str(value)))
         elif name == "BYTES":
             out.append(bytes.fromhex(value) if isinstance(value, str) else bytes(value))
         elif name in ("FLOAT", "DOUBLE"):
@@ -208,7 +227,10 @@ def raw_type_infos(source: dict) -> list:
     from pyflink.common import Types
 
     infos = []
-    for _, type_text in source["columns"]:
+    for column, type_text in source["columns"]:
+        if column == rowtime_column(source):
+            infos.append(Types.SQL_TIMESTAMP())
+            continue
         info_name, _ = NATIVE.get(base_type(type_text)[0], ("STRING", "STRING"))
         infos.append(Types.PRIMITIVE_ARRAY(Types.BYTE()) if info_name == "BYTES"
                      else getattr(Types, info_name)())
@@ -282,6 +304,18 @@ def serial_streams(env, sources: list[dict], feed: list[dict], delay: float) -> 
     return streams
 
 
+def sql_timestamp_type(declared: str, nullable: bool):
+    """Flink's TIMESTAMP(p) bridged to java.sql.Timestamp, what the stream carries."""
+    from pyflink.java_gateway import get_gateway
+
+    jvm = get_gateway().jvm
+    precision = int(re.search(r"\((\d+)\)", declared).group(1)) if "(" in declared else 6
+    data_type = jvm.org.apache.flink.table.api.DataTypes.TIMESTAMP(precision)
+    if not nullable:
+        data_type = data_type.notNull()
+    return data_type.bridgedTo(jvm.java.lang.Class.forName("java.sql.Timestamp"))
+
+
 def register_source(t_env, source: dict, stream) -> None:
     """`from_changelog_stream` with the raw columns, primary key and the table's changelog
     mode, and a view of the table's name casting each column to its declared type."""
@@ -293,8 +327,11 @@ def register_source(t_env, source: dict, stream) -> None:
     for name, type_text in source["columns"]:
         type_name, declared, nullable = base_type(type_text)
         _, raw_type = NATIVE.get(type_name, ("STRING", "STRING"))
-        schema.column(name, raw_type + (" NOT NULL" if name in key or not nullable else ""))
-        if type_name in NATIVE:
+        if name == rowtime_column(source):      # a java.sql.Timestamp in the stream
+            schema._j_builder.column(name, sql_timestamp_type(declared, nullable and name not in key))
+        else:
+            schema.column(name, raw_type + (" NOT NULL" if name in key or not nullable else ""))
+        if type_name in NATIVE or name == rowtime_column(source):   # a rowtime stays one
             selects.append(quote(name))
         else:
             selects.append(f"CAST({quote(name)} AS {declared}) AS {quote(name)}")
@@ -302,6 +339,8 @@ def register_source(t_env, source: dict, stream) -> None:
     selects.extend(f"PROCTIME() AS {quote(name)}" for name in source.get("proctime_columns", []))
     if key:
         schema.primary_key(*key)
+    if rowtime_column(source):
+        schema.watermark(rowtime_column(source), source["rowtime"]["expression"])
     mode_text = source["options"].get("changelog-mode", "I")
     mode = changelog_mode([MODE_KINDS[part.strip().upper()] for part in mode_text.split(",")])
     raw_name = f"__raw_{source['name']}"
@@ -327,6 +366,10 @@ def insert_query(insert: dict) -> str:
     return query
 
 
+def watermarked(program: dict) -> bool:
+    return any(source.get("rowtime") for source in program["sources"])
+
+
 def new_environment(program: dict, flink_keys: set[str], notes: list[str] | None,
                     serial: bool = False):
     from pyflink.common import Configuration
@@ -339,6 +382,11 @@ def new_environment(program: dict, flink_keys: set[str], notes: list[str] | None
         config.set_string("execution.buffer-timeout", "0 ms")
         config.set_string("python.fn-execution.bundle.size", "1")
         config.set_string("python.executable", sys.executable)
+    if watermarked(program):
+        # A periodic watermark well within the serial feed's delay between rows: each row's
+        # watermark reaches the operators before the next row, as streamplan moves its
+        # watermark after every one-row micro-batch.
+        config.set_string("pipeline.auto-watermark-interval", f"{WATERMARK_INTERVAL_MS} ms")
     env = StreamExecutionEnvironment.get_execution_environment(config)
     env.set_parallelism(1)
     t_env = StreamTableEnvironment.create(env, EnvironmentSettings.in_streaming_mode())
@@ -433,15 +481,19 @@ def explain_insert(t_env, sink: dict, insert: dict) -> str | None:
 def run_program(program: dict, flink_keys: set[str], phases: list[str], repeat: int,
                 serial_delay: float) -> dict:
     result: dict = {"skipped": None, "error": None, "notes": [], "runs": {}}
-    watermarked = [s["name"] for s in program["sources"] if s["has_watermark"]]
+    unsupported = [s["name"] for s in program["sources"] if s.get("rowtime") and (
+        s["rowtime"]["from_source"] or base_type(dict(s["columns"])[s["rowtime"]["column"]])[0]
+        != "TIMESTAMP")]
     computed = [s["name"] for s in program["sources"] if s["computed_columns"]]
-    if watermarked or computed:
-        result["skipped"] = "watermark" if watermarked else "computed column"
-        result["notes"].append(f"tables with a watermark: {', '.join(watermarked) or '-'}; "
-                               f"with computed columns: {', '.join(computed) or '-'}")
+    if unsupported or computed:
+        result["skipped"] = "watermark" if unsupported else "computed column"
+        result["notes"].append(f"tables whose watermark is not on a physical TIMESTAMP column: "
+                               f"{', '.join(unsupported) or '-'}; with computed columns: "
+                               f"{', '.join(computed) or '-'}")
         return result
     result["order_dependent"] = len(program["sources"]) > 1
-    delay = serial_delay if result["order_dependent"] else 0.0
+    # event time: the serial feed for one source too, a watermark after every row
+    delay = serial_delay if result["order_dependent"] or watermarked(program) else 0.0
     result["serial_feed_delay"] = delay or None
     if delay:
         result["notes"].append(f"serial feed: one source row every {delay} s through one "

@@ -665,6 +665,54 @@ WINDOW_AGGREGATE_TUMBLE_OVER_FILTERED_CTE = (
              "INTERVAL '5' SECOND)) GROUP BY sym, window_start, window_end")
     .build())
 
+# Cascading windows (Flink's "cascading window aggregation"): a window aggregate over the
+# window_time of another's rows. Flink's first window operator emits a window before it
+# forwards the watermark that fired it, so the second never takes those rows for late and
+# counts them before that watermark fires its own windows. Rows printed by PyFlink 2.3
+# (tools/flink_compare, a watermark after every row); a row of `a` arrives late before the
+# restore (ts 3 behind the watermark 5) and one after it (ts 9 behind 12): both dropped. In two
+# phases: global-window-aggregate-cascading-tumble.
+def cascade_source() -> SourceTestStep:
+    def at(second: int) -> str:
+        return f"2024-01-01 00:00:{second:02d}"
+    return (SourceTestStep.new_builder("E")
+            .add_schema("k STRING", "v INT", "ts TIMESTAMP(3)",
+                        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND")
+            .producing_before_restore(["a", 1, at(1)], ["b", 2, at(2)], ["a", 3, at(4)],
+                                      ["a", 4, at(6)], ["b", 5, at(7)], ["a", 6, at(3)],
+                                      ["c", 7, at(11)], ["b", 8, at(12)])
+            .producing_after_restore(["a", 9, at(13)], ["a", 10, at(9)], ["c", 11, at(16)],
+                                     ["b", 12, at(21)], ["a", 13, at(26)])
+            .build())
+
+
+CASCADE_FIRST_LEVEL = ("WITH w1 AS (SELECT k, window_time AS wt, {agg} FROM TABLE(TUMBLE(TABLE E, "
+                "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end, "
+                "window_time) ")
+
+WINDOW_AGGREGATE_CASCADING_HOP_ONE_PHASE = (
+    TableTestProgram.of("window-aggregate-cascading-hop-one-phase", "hopping windows over the "
+                        "window_time of tumbling windows per key, in one phase")
+    .setup_config("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    .setup_table_source(cascade_source())
+    .setup_table_sink(SinkTestStep.new_builder("S")
+                      .add_schema("ws TIMESTAMP(3)", "we TIMESTAMP(3)", "n BIGINT", "mx BIGINT")
+                      .consuming_before_restore(
+                          "+I[2023-12-31T23:59:55, 2024-01-01T00:00:05, 2, 4]",
+                          "+I[2024-01-01T00:00, 2024-01-01T00:00:10, 4, 5]")
+                      .consuming_after_restore(
+                          "+I[2024-01-01T00:00:05, 2024-01-01T00:00:15, 5, 9]",
+                          "+I[2024-01-01T00:00:10, 2024-01-01T00:00:20, 4, 11]",
+                          "+I[2024-01-01T00:00:15, 2024-01-01T00:00:25, 2, 12]",
+                          "+I[2024-01-01T00:00:20, 2024-01-01T00:00:30, 2, 13]",
+                          "+I[2024-01-01T00:00:25, 2024-01-01T00:00:35, 1, 13]")
+                      .build())
+    .run_sql("INSERT INTO S " + CASCADE_FIRST_LEVEL.format(agg="SUM(v) AS sv")
+             + "SELECT window_start, window_end, COUNT(*), MAX(sv) FROM TABLE(HOP(TABLE w1, "
+             "DESCRIPTOR(wt), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) "
+             "GROUP BY window_start, window_end")
+    .build())
+
 # User-defined aggregate functions in window aggregates (Flink's WeightedAvg, with and without
 # merge: programs/_functions.py) over Flink's window source: a function without merge runs in
 # one phase (a TUMBLE window, one slice a window); with merge, a HOP window runs in a local and
@@ -722,7 +770,8 @@ WINDOW_AGGREGATE_UDAF = (
         f"FROM TABLE({HOP}) GROUP BY name, window_start, window_end")
     .build())
 
-PROGRAMS = [TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
+PROGRAMS = [WINDOW_AGGREGATE_CASCADING_HOP_ONE_PHASE,
+            TUMBLE_WINDOW_EVENT_TIME, TUMBLE_WINDOW_EVENT_TIME_WITH_OFFSET, HOP_WINDOW_EVENT_TIME,
             HOP_WINDOW_EVENT_TIME_WITH_OFFSET, CUMULATE_WINDOW_EVENT_TIME,
             CUMULATE_WINDOW_EVENT_TIME_WITH_OFFSET, WINDOW_AGGREGATE_HOP_ACROSS_RESTORE,
             SESSION_WINDOW_PARTITION_EVENT_TIME, SESSION_WINDOW_PARTITION_EVENT_TIME_TWO_PHASE,

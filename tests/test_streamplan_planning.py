@@ -249,8 +249,17 @@ def test_early_fire_error_points_at_the_hint(env):
      r"the grouping set \(k, v\) more than once"),
     ("INSERT INTO Snk SELECT k, v, APPROX_COUNT_DISTINCT(v) FROM L GROUP BY k, v",
      "aggregate function"),
-    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, TUMBLE(t, INTERVAL '1' SECOND)",
-     r"GROUP BY TUMBLE\(...\): the legacy group window aggregate.*FROM TABLE\(TUMBLE\(TABLE t"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, SESSION(t, INTERVAL '1' SECOND)",
+     r"GROUP BY SESSION\(...\) \(Flink's legacy group window aggregate\); write the window "
+     r"table-valued function instead: FROM TABLE\(SESSION\(TABLE t PARTITION BY keys"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, HOP(t, INTERVAL '1' SECOND)",
+     r"HOP takes \(ts, INTERVAL slide, INTERVAL size\)"),
+    ("INSERT INTO Snk SELECT L.k, L.v, COUNT(*) FROM L JOIN R ON L.k = R.k "
+     "GROUP BY L.k, L.v, TUMBLE(L.t, INTERVAL '1' SECOND)", r"TUMBLE\(...\) over a join"),
+    ("INSERT INTO Snk SELECT k, v, TUMBLE_PROCTIME(t, INTERVAL '1' SECOND) FROM L "
+     "GROUP BY k, v, TUMBLE(t, INTERVAL '1' SECOND)", r"TUMBLE_PROCTIME\(...\)"),
+    ("INSERT INTO Snk SELECT k, v, TUMBLE_END(t, INTERVAL '2' SECOND) FROM L "
+     "GROUP BY k, v, TUMBLE(t, INTERVAL '1' SECOND)", r"names another window than GROUP BY"),
     ("INSERT INTO Snk SELECT k, v, COLLECT(v) FROM L GROUP BY k, v",
      r"aggregate function COLLECT \("),       # not a column "neither grouped nor aggregated"
     ("INSERT INTO Snk SELECT DISTINCT k, v, MAX(v) FROM L GROUP BY k, v",

@@ -8,6 +8,8 @@ windows (`WindowAttached` windowing, the final phase of a split distinct window 
 window is its own slice, read from the local row's `$window_end`, and no row is late."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Literal, Union
 
 from pydantic import Field as PydanticField
@@ -23,7 +25,8 @@ from .group_aggregate import (check_calls_index, check_filter_args, resolve_user
                               runtime_calls)
 from .keyed import KeyedNode
 from .metadata import exec_node
-from .window_aggregate import FiredWindows, NamedWindowProperty, WindowSpec, slicing_state_layout
+from .window_aggregate import (FiredWindows, NamedWindowProperty, WindowSpec, reads_fired_windows,
+                               slicing_state_layout)
 
 
 class SliceAttachedWindowingStrategy(PlanModel):
@@ -141,7 +144,12 @@ class StreamExecGlobalWindowAggregate(FiredWindows, KeyedNode):
             raise PlanFormatError(
                 f"node {self.id} ('{self.type}'): WindowAttached windowing merges fired windows: "
                 f"its input must be a local window aggregate with WindowAttached windowing")
-        return self.runtime_params(input_row)
+        params = self.runtime_params(input_row)
+        if not self.window_attached and isinstance(local, StreamExecLocalWindowAggregate) \
+                and local.windowing.is_rowtime and reads_fired_windows(ctx, local):
+            # cascading windows: see StreamExecWindowAggregate.run_params
+            return replace(params, drop_late_rows=False, rows_before_watermark=True)
+        return params
 
     def state_layout(self, inputs: list[RowType]) -> dict[str, dict[str, str]]:
         (row,) = inputs

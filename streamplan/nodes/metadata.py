@@ -114,8 +114,10 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 # gets registered is supported from then on (the registry is asked first), so adding a node
 # is adding its module; `unsupported_nodes()` is what is left.
 UNSUPPORTED_NODES: dict[str, str] = {
-    "stream-exec-group-window-aggregate": ("the legacy group window aggregate: GROUP BY "
-                                           "TUMBLE(...) / HOP(...) / SESSION(...)"),
+    "stream-exec-group-window-aggregate": ("the legacy group window aggregate node (GROUP BY "
+                                           "TUMBLE(...) / HOP(...) plan as the window TVF "
+                                           "aggregate, which gives the same rows; GROUP BY "
+                                           "SESSION(...) is refused)"),
     "stream-exec-match": "MATCH_RECOGNIZE",
 }
 

@@ -9,6 +9,8 @@ the state is Flink's slicing state (runtime/window_aggregate.py).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Literal, Optional, Union
 
 from pydantic import Field, model_validator
@@ -249,6 +251,16 @@ class StreamExecWindowAggregate(FiredWindows, KeyedNode):
                 f"node {self.id} ('{self.type}'): WindowAttached windowing aggregates fired "
                 f"windows: its input must be a window aggregate's rows (through calcs)")
         return super().translate(ctx, inputs)
+
+    def run_params(self, ctx, input_row):
+        """Windows on the window_time of an upstream window aggregate's rows (cascading
+        windows, through calcs): those rows are never late and come ahead of the watermark
+        that fired them (WindowAggParams.rows_before_watermark)."""
+        params = self.runtime_params(input_row)
+        if self.window_attached or not self.windowing.is_rowtime \
+                or self.windowing.window.is_session or not reads_fired_windows(ctx, self):
+            return params
+        return replace(params, drop_late_rows=False, rows_before_watermark=True)
 
     @property
     def time_mode(self) -> str:

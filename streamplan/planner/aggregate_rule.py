@@ -13,7 +13,6 @@ from ..changelog import RowKind
 from ..errors import PlanningError, UnsupportedSqlError
 from ..nodes.global_group_aggregate import GlobalAggCallSpec, StreamExecGlobalGroupAggregate
 from ..nodes.group_aggregate import AggCallSpec, GroupAggCallSpec, StreamExecGroupAggregate
-from ..nodes.metadata import UNSUPPORTED_NODES
 from ..nodes.window_aggregate import RETRACTING_WINDOW_CALLS
 from ..nodes.local_group_aggregate import (StreamExecLocalGroupAggregate, accumulator_fields,
                                            accumulator_text)
@@ -44,7 +43,6 @@ class AggregateRules(SplitDistinctRules):
         scope = Scope(relation.scope_fields, where)
         input_row = relation.node.row_type
         group = select.args.get("group")
-        _refuse_group_windows(group, ctx)
         grouping = grouping_sets(list(group.expressions) if group else [],
                                  lambda key: spark_sql(scope.rewrite(key)), ctx)
         window_keys: list[str] = []
@@ -403,19 +401,3 @@ def _without_window_keys(grouping: GroupingSets, plain: list[exp.Expression], re
     return grouping.without(window)
 
 
-_GROUP_WINDOWS = ("TUMBLE", "HOP", "SESSION")
-
-
-def _refuse_group_windows(group: Optional[exp.Group], ctx: QueryContext) -> None:
-    """GROUP BY TUMBLE(ts, ...) / HOP / SESSION: Flink's legacy group window aggregate, named
-    with what to write instead (else Spark's analysis would call TUMBLE an unknown function)."""
-    for key in group.expressions if group else ():
-        if isinstance(key, exp.Anonymous) and key.name.upper() in _GROUP_WINDOWS:
-            position = ctx.position
-            raise UnsupportedSqlError(
-                f"GROUP BY {key.name.upper()}(...): "
-                f"{UNSUPPORTED_NODES['stream-exec-group-window-aggregate']} "
-                f"(stream-exec-group-window-aggregate, deprecated in Flink). Group by the window "
-                f"table-valued function's columns instead: FROM TABLE({key.name.upper()}(TABLE t, "
-                f"DESCRIPTOR(ts), ...)) GROUP BY window_start, window_end",
-                position.line, position.column, position.source)

@@ -14,6 +14,7 @@ from ..errors import PlanningError, UnsupportedSqlError
 from ..sql.ast import Position
 from ..types import NUMERIC_TYPES, STRING_TYPES, Field, RowType, SqlType, quote_identifier
 from .field_access import field_name
+from .group_windows import rewrite_group_window
 from .common import QueryContext, Relation, _conjuncts, _dedupe
 from .joins import _joins_both
 from .subqueries import planned_subquery_nodes, subquery_predicate
@@ -54,6 +55,7 @@ class SelectRules:
             return self._plan_limit(select, ctx, sink_row, top_level)     # limits.py
         if select.args.get("distinct"):
             return self._plan_distinct(select, ctx, sink_row, top_level)
+        select = rewrite_group_window(select, ctx.position)     # GROUP BY TUMBLE(ts, ...)
         _reject_unsupported(select, ctx.position, ranked=self._ranked_source(select, ctx))
         outer_ctes = ctx.ctes
         if select.args.get("with_"):

@@ -207,6 +207,11 @@ class WindowAggParams:
     properties: tuple[str, ...]        # WindowStart / WindowEnd / WindowTime, in output order
     event_time: bool = True            # False: a processing-time window (timers on the clock)
     drop_late_rows: bool = True        # False: the rows are fired windows (WindowAttached)
+    # The rows are fired windows of an upstream window aggregate, read on its window_time
+    # (cascading windows): Flink's upstream operator emits them before it forwards the
+    # watermark that fired them, so they are never late here and go into their windows before
+    # that watermark fires any (rows first, then the due windows).
+    rows_before_watermark: bool = False
 
     def current_time(self, timer_values) -> int:
         """What fires windows: the watermark, or on processing time the batch's stamp."""
@@ -580,10 +585,12 @@ class WindowAggProcessor(Processor):
         slices = self._slices()
         dirty: set = set()
         out: list[Output] = []
-        self.core.fire_due(key, slices, timers, dirty, watermark, out)
-        if rows:
-            for kind, row in rows:
-                self.core.process(slices, timers, dirty, kind, row, watermark)
+        if not self.params.rows_before_watermark:
+            self.core.fire_due(key, slices, timers, dirty, watermark, out)
+        for kind, row in rows:
+            self.core.process(slices, timers, dirty, kind, row, watermark)
+        if self.params.rows_before_watermark:
+            self.core.fire_due(key, slices, timers, dirty, watermark, out)
         for slice_end in dirty:
             if slice_end in slices:
                 self.slices_state.updateValue((slice_end,), _encode(slices[slice_end],

@@ -909,6 +909,11 @@ def _window_tvf_tables(src: SourceText, fragment: str, tokens: Sequence[Token], 
         at, to = begin - start, end - start
         return text[:at] + new.rjust(to - at) + text[to:]
 
+    for index in range(1, len(tokens)):   # a legacy GROUP BY SESSION(ts, gap) call too
+        if tokens[index].is_punct("(") and tokens[index - 1].is_word("SESSION") and not (
+                index + 1 < len(tokens) and tokens[index + 1].is_word("TABLE")):
+            fragment = put(fragment, tokens[index - 1].start, tokens[index - 1].end,
+                           SESSION_STANDIN)
     for index in range(2, len(tokens)):
         token = tokens[index]
         if not (token.is_word("TABLE") and tokens[index - 1].is_punct("(")

@@ -249,9 +249,13 @@ def test_early_fire_error_points_at_the_hint(env):
      r"the grouping set \(k, v\) more than once"),
     ("INSERT INTO Snk SELECT k, v, APPROX_COUNT_DISTINCT(v) FROM L GROUP BY k, v",
      "aggregate function"),
-    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, SESSION(t, INTERVAL '1' SECOND)",
-     r"GROUP BY SESSION\(...\) \(Flink's legacy group window aggregate\); write the window "
-     r"table-valued function instead: FROM TABLE\(SESSION\(TABLE t PARTITION BY keys"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, SESSION(t)",
+     r"GROUP BY SESSION\(...\): SESSION takes \(ts, INTERVAL gap\) \(Flink's legacy group "
+     r"window aggregate\); write the window table-valued function instead: FROM TABLE\(TUMBLE"),
+    ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY UPPER(k), v, "
+     "SESSION(t, INTERVAL '1' SECOND)",
+     r"GROUP BY SESSION\(...\) with a key that is no column .*FROM TABLE\(SESSION\(TABLE t "
+     r"PARTITION BY keys"),
     ("INSERT INTO Snk SELECT k, v, COUNT(*) FROM L GROUP BY k, v, HOP(t, INTERVAL '1' SECOND)",
      r"HOP takes \(ts, INTERVAL slide, INTERVAL size\)"),
     ("INSERT INTO Snk SELECT L.k, L.v, COUNT(*) FROM L JOIN R ON L.k = R.k "

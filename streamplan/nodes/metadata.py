@@ -115,9 +115,8 @@ def declared_migrations(cls: type) -> list[tuple[int, Callable]]:
 # is adding its module; `unsupported_nodes()` is what is left.
 UNSUPPORTED_NODES: dict[str, str] = {
     "stream-exec-group-window-aggregate": ("the legacy group window aggregate node (GROUP BY "
-                                           "TUMBLE(...) / HOP(...) plan as the window TVF "
-                                           "aggregate, which gives the same rows; GROUP BY "
-                                           "SESSION(...) is refused)"),
+                                           "TUMBLE(...) / HOP(...) / SESSION(...) plan as the "
+                                           "window TVF aggregate, which gives the same rows)"),
     "stream-exec-match": "MATCH_RECOGNIZE",
 }
 
